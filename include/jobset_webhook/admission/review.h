@@ -1,0 +1,38 @@
+#pragma once
+
+// AdmissionReview (admission.k8s.io/v1 and v1beta1) in, AdmissionReview out: the bytes that
+// `serve` sends and `review` prints, from one function.
+//
+// - A body that is not JSON at all is a Failure (400): the front end refuses it (HTTP 400, exit 2).
+// - JSON that is not a usable AdmissionReview (no request or uid, an unknown operation, a kind
+//   that is not a jobset.x-k8s.io/v1alpha2 JobSet, an UPDATE without oldObject, an object or spec
+//   that is not an object) gets a response with allowed: false and status.code 400 saying what is
+//   wrong.
+// - DELETE and CONNECT are allowed. dryRun changes nothing.
+// - A denial is upstream's: status.code 422, reason Invalid, message
+//   `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>`, details.causes one per error.
+// The response is in the request's apiVersion and echoes its uid. Never throws.
+
+#include <string>
+#include <string_view>
+
+#include "jobset_webhook/decide.h"
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/policy.h"
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook::admission {
+
+inline constexpr std::string_view kGroup = "jobset.x-k8s.io";
+inline constexpr std::string_view kVersion = "v1alpha2";
+inline constexpr std::string_view kKind = "JobSet";
+
+[[nodiscard]] Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook);
+
+// `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>`.
+std::string rejection_message(std::string_view name, const field::ErrorList& errors);
+
+// The metav1.Status of a denial (422 Invalid with details.causes).
+Json rejection_status(std::string_view name, const field::ErrorList& errors);
+
+}  // namespace jobset_webhook::admission

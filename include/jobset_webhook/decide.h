@@ -1,0 +1,40 @@
+#pragma once
+
+// The one decision function. Every front end (serve, review, check) asks it, so the same request
+// gets the same Decision, and every message is composed once.
+
+#include <string>
+#include <vector>
+
+#include "jobset_webhook/field/error.h"
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/policy.h"
+
+namespace jobset_webhook {
+
+enum class Operation { kCreate, kUpdate, kDelete, kConnect };
+
+// Which webhook asks: the validating one judges, the mutating one fills in defaults.
+enum class Hook { kValidating, kMutating };
+
+// The parts of an AdmissionReview request that the decision reads. Views point into the parsed
+// request, which must outlive this struct.
+struct AdmissionRequest {
+  Hook hook = Hook::kValidating;
+  Operation operation = Operation::kCreate;
+  std::string name;      // the JobSet's name, as the rejection message names it
+  JsonView object;       // the new JobSet (unset for DELETE)
+  JsonView old_object;   // the old JobSet (UPDATE only)
+};
+
+struct Decision {
+  bool allowed = true;
+  field::ErrorList errors;  // empty when allowed
+  Json patch = Json::array();  // RFC 6902 operations; mutating requests only
+  std::vector<std::string> warnings;
+};
+
+// Same input, same Decision, whichever front end asks. Never throws.
+[[nodiscard]] Decision decide(const AdmissionRequest& request, const Policy& policy);
+
+}  // namespace jobset_webhook

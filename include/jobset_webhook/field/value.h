@@ -1,0 +1,44 @@
+#pragma once
+
+// A field error's bad value, printed once, the way apimachinery's field.Error prints it:
+// strings Go-quoted ("bash:5.2", \" and \n escaped), numbers and bools bare (-1, true), null,
+// objects and lists as compact JSON in Go's encoding (<, >, & as \u003c, \u003e, \u0026).
+// Long values are elided so that a message stays readable: see kMaxValueBytes.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "jobset_webhook/json.h"
+
+namespace jobset_webhook::field {
+
+// A printed value longer than this is cut at a character boundary and ends in "...".
+inline constexpr std::size_t kMaxValueBytes = 80;
+
+class BadValue {
+ public:
+  static BadValue of(JsonView value);
+  static BadValue of(const Json& value);
+  static BadValue string(std::string_view s);
+  static BadValue integer(std::int64_t n);
+  static BadValue boolean(bool b);
+  static BadValue null();
+
+  // The value as printed in an error line, already elided.
+  const std::string& printed() const { return printed_; }
+  bool operator==(const BadValue&) const = default;
+
+ private:
+  explicit BadValue(std::string printed) : printed_(std::move(printed)) {}
+  std::string printed_;
+};
+
+// Go's strconv.Quote: printable UTF-8 kept, control characters and invalid bytes escaped.
+std::string go_quote(std::string_view s);
+
+// Compact JSON in Go's encoding/json style, key order as in the input.
+std::string go_json(JsonView value);
+
+}  // namespace jobset_webhook::field

@@ -1,0 +1,28 @@
+#pragma once
+
+// Feature switches of the decision core. They arrive here and nowhere else: the core reads no
+// files or environment. The policy file (YAML or JSON) looks like
+//   elastic:
+//     replicas: true      # replicatedJobs[*].replicas may change (default true)
+//     parallelism: false  # upstream's ElasticJobSet rules for parallelism/completions (default false)
+
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook {
+
+struct Policy {
+  struct Elastic {
+    bool replicas = true;
+    bool parallelism = false;
+  };
+  Elastic elastic;
+};
+
+// Reads a policy document already converted to JSON. Missing keys keep their defaults; an unknown
+// key or a wrong type is a Failure whose message names the key, e.g.
+//   policy: elastic.replicas: must be a boolean, got "yes"
+// Never throws.
+Result<Policy> parse_policy(const Json& document);
+
+}  // namespace jobset_webhook

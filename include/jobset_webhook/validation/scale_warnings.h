@@ -1,0 +1,35 @@
+#pragma once
+
+// The warnings that tell a user what a replicas change does to a ReplicatedJob's child Jobs.
+// Upstream's JobSet controller (v0.12.0) creates every missing Job index below `replicas`, and
+// deletes nothing on a scale-down: Jobs at indices >= the new count keep running until the
+// JobSet finishes or restarts. The warnings say so, name the Jobs, and stay short.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jobset_webhook::validation {
+
+// Upper bounds for response.warnings, so that a JobSet with many ReplicatedJobs cannot produce
+// an unreadable or oversized answer.
+inline constexpr std::size_t kMaxWarningsBytes = 4096;
+
+struct ReplicasChange {
+  std::string replicated_job;
+  std::int64_t old_replicas = 0;
+  std::int64_t new_replicas = 0;
+};
+
+// Child Job name, as upstream's placement.GenJobName: "<jobset>-<replicatedJob>-<index>".
+std::string child_job_name(std::string_view jobset, std::string_view replicated_job, std::int64_t index);
+
+// One warning per change, e.g.
+//   replicatedJob "workers" scaled down from 4 to 2: Jobs js-workers-2, js-workers-3 keep running (the
+//   JobSet controller deletes none); delete them to release their resources
+// Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"); the total
+// stays under kMaxWarningsBytes, ending in a count of the changes left out.
+std::vector<std::string> scale_warnings(std::string_view jobset, const std::vector<ReplicasChange>& changes);
+
+}  // namespace jobset_webhook::validation

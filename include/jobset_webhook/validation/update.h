@@ -1,0 +1,37 @@
+#pragma once
+
+// The UPDATE rules: a field-level immutability diff of an old and a new JobSet.
+//
+// What may change (everything else in spec is immutable, one error per changed leaf):
+// - spec.replicatedJobs[*].replicas, to any value >= 0 (policy elastic.replicas, default on);
+// - template.spec.parallelism and .completions of Indexed jobs under upstream's ElasticJobSet
+//   rules (policy elastic.parallelism, default off);
+// - while the JobSet is suspended (old or new spec.suspend true), the pod-template fields that
+//   upstream leaves mutable for Kueue: metadata.labels, metadata.annotations, spec.nodeSelector,
+//   spec.tolerations, spec.schedulingGates;
+// - spec.suspend, spec.coordinator, spec.ttlSecondsAfterFinished, metadata and status.
+// Equality is Kubernetes-semantic: see semantic.h.
+
+#include <string>
+#include <vector>
+
+#include "jobset_webhook/field/error.h"
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/policy.h"
+
+namespace jobset_webhook::validation {
+
+inline constexpr std::string_view kFieldImmutable = "field is immutable";
+// The message of the CRD's `self == oldSelf` CEL rules.
+inline constexpr std::string_view kValueImmutable = "Value is immutable";
+
+struct UpdateFindings {
+  field::ErrorList errors;
+  // What a replicas change will do to the child Jobs; only filled when errors is empty.
+  std::vector<std::string> warnings;
+};
+
+// old_js and new_js are whole JobSet objects whose spec, if present, is an object. Never throws.
+UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& policy);
+
+}  // namespace jobset_webhook::validation

@@ -1,0 +1,184 @@
+#include "jobset_webhook/admission/review.h"
+
+#include <optional>
+
+#include "admission/go_json.h"
+
+namespace jobset_webhook::admission {
+namespace {
+
+using simdjson::dom::element_type;
+
+constexpr std::string_view kApiVersionV1 = "admission.k8s.io/v1";
+constexpr std::string_view kApiVersionV1beta1 = "admission.k8s.io/v1beta1";
+// A denial lists at most this many causes, so that a JobSet with thousands of changed fields
+// cannot produce a response the API server refuses.
+constexpr std::size_t kMaxCauses = 100;
+
+std::optional<JsonView> field_of(JsonView object, std::string_view key) {
+  JsonView value;
+  if (object.type() != element_type::OBJECT || object.at_key(key).get(value) != simdjson::SUCCESS ||
+      value.type() == element_type::NULL_VALUE) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::string_view> string_field(JsonView object, std::string_view key) {
+  const auto v = field_of(object, key);
+  if (!v || v->type() != element_type::STRING) return std::nullopt;
+  return std::string_view(*v);
+}
+
+// What the response needs before the request is known to be usable.
+struct Envelope {
+  std::string api_version{kApiVersionV1};
+  std::string uid;
+};
+
+Json review_response(const Envelope& env, Json response) {
+  Json review = Json::object();
+  review["kind"] = "AdmissionReview";
+  review["apiVersion"] = env.api_version;
+  review["response"] = std::move(response);
+  return review;
+}
+
+std::string bad_request(const Envelope& env, std::string_view message) {
+  Json response = Json::object();
+  response["uid"] = env.uid;
+  response["allowed"] = false;
+  response["status"] = {{"metadata", Json::object()}, {"message", message}, {"code", 400}};
+  return go_json_dump(review_response(env, std::move(response)));
+}
+
+std::string decision_response(const Envelope& env, std::string_view name, const Decision& decision, Hook hook) {
+  Json response = Json::object();
+  response["uid"] = env.uid;
+  response["allowed"] = decision.allowed;
+  response["status"] = decision.allowed ? Json{{"metadata", Json::object()}, {"code", 200}}
+                                        : rejection_status(name, decision.errors);
+  if (hook == Hook::kMutating && decision.allowed && !decision.patch.empty()) {
+    response["patch"] = base64_encode(go_json_dump(decision.patch));
+    response["patchType"] = "JSONPatch";
+  }
+  if (!decision.warnings.empty()) response["warnings"] = decision.warnings;
+  return go_json_dump(review_response(env, std::move(response)));
+}
+
+std::optional<Operation> operation_of(std::string_view op) {
+  if (op == "CREATE") return Operation::kCreate;
+  if (op == "UPDATE") return Operation::kUpdate;
+  if (op == "DELETE") return Operation::kDelete;
+  if (op == "CONNECT") return Operation::kConnect;
+  return std::nullopt;
+}
+
+// Checks that the request is about a jobset.x-k8s.io/v1alpha2 JobSet: by request.kind, or by the
+// object's own apiVersion and kind when request.kind is absent. Empty when it is.
+std::string wrong_kind(JsonView request, JsonView object) {
+  std::string group, version, kind;
+  if (const auto k = field_of(request, "kind")) {
+    group = string_field(*k, "group").value_or("");
+    version = string_field(*k, "version").value_or("");
+    kind = string_field(*k, "kind").value_or("");
+  } else {
+    const std::string api_version(string_field(object, "apiVersion").value_or(""));
+    const auto slash = api_version.find('/');
+    group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    kind = string_field(object, "kind").value_or("");
+  }
+  if (group == kGroup && version == kVersion && kind == kKind) return {};
+  return "this webhook admits only jobset.x-k8s.io/v1alpha2 JobSet objects, got " +
+         (group.empty() ? std::string() : group + "/") + version + " " + (kind.empty() ? "(no kind)" : kind);
+}
+
+std::optional<std::string> not_a_jobset(std::string_view which, std::optional<JsonView> object) {
+  if (!object) return "request." + std::string(which) + " is missing";
+  if (object->type() != element_type::OBJECT) return "request." + std::string(which) + " must be an object";
+  const auto spec = field_of(*object, "spec");
+  if (spec && spec->type() != element_type::OBJECT) return "request." + std::string(which) + ".spec must be an object";
+  const auto rjobs = spec ? field_of(*spec, "replicatedJobs") : std::nullopt;
+  if (rjobs && rjobs->type() != element_type::ARRAY) {
+    return "request." + std::string(which) + ".spec.replicatedJobs must be a list";
+  }
+  return std::nullopt;
+}
+
+std::string respond(JsonView root, const Policy& policy, Hook hook) {
+  Envelope env;
+  if (root.type() != element_type::OBJECT) return bad_request(env, "the body must be a JSON object (an AdmissionReview)");
+  const auto api_version = string_field(root, "apiVersion");
+  if (api_version == kApiVersionV1beta1) env.api_version = kApiVersionV1beta1;
+  const auto request = field_of(root, "request");
+  if (request && request->type() == element_type::OBJECT) env.uid = string_field(*request, "uid").value_or("");
+
+  if (string_field(root, "kind") != "AdmissionReview" ||
+      (api_version != kApiVersionV1 && api_version != kApiVersionV1beta1)) {
+    return bad_request(env, "not an AdmissionReview: expected kind AdmissionReview and apiVersion admission.k8s.io/v1 or v1beta1");
+  }
+  if (!request || request->type() != element_type::OBJECT) return bad_request(env, "AdmissionReview has no request");
+  if (env.uid.empty()) return bad_request(env, "request.uid is missing");
+  const auto op_text = string_field(*request, "operation");
+  const auto operation = op_text ? operation_of(*op_text) : std::nullopt;
+  if (!operation) return bad_request(env, "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT");
+  if (*operation == Operation::kDelete || *operation == Operation::kConnect) {
+    return decision_response(env, "", Decision{}, hook);
+  }
+
+  const auto object = field_of(*request, "object");
+  if (const auto problem = not_a_jobset("object", object)) return bad_request(env, *problem);
+  if (const auto problem = wrong_kind(*request, *object); !problem.empty()) return bad_request(env, problem);
+  AdmissionRequest decoded;
+  decoded.hook = hook;
+  decoded.operation = *operation;
+  decoded.object = *object;
+  if (*operation == Operation::kUpdate) {
+    const auto old_object = field_of(*request, "oldObject");
+    if (!old_object) return bad_request(env, "UPDATE request has no oldObject");
+    if (const auto problem = not_a_jobset("oldObject", old_object)) return bad_request(env, *problem);
+    decoded.old_object = *old_object;
+  }
+  const auto metadata = field_of(*object, "metadata");
+  const auto name = metadata ? string_field(*metadata, "name") : std::nullopt;
+  decoded.name = std::string(name ? *name : string_field(*request, "name").value_or(""));
+  return decision_response(env, decoded.name, decide(decoded, policy), hook);
+}
+
+}  // namespace
+
+std::string rejection_message(std::string_view name, const field::ErrorList& errors) {
+  std::string message = "JobSet.jobset.x-k8s.io " + field::go_quote(name) + " is invalid";
+  if (!errors.empty()) message += ": " + field::to_string(errors);
+  return message;
+}
+
+Json rejection_status(std::string_view name, const field::ErrorList& errors) {
+  Json causes = Json::array();
+  for (std::size_t i = 0; i < errors.size() && i < kMaxCauses; ++i) {
+    causes.push_back({{"reason", field::cause_reason(errors[i].type)},
+                      {"message", errors[i].body()},
+                      {"field", errors[i].field}});
+  }
+  return {{"metadata", Json::object()},
+          {"status", "Failure"},
+          {"message", rejection_message(name, errors)},
+          {"reason", "Invalid"},
+          {"details", {{"name", name}, {"group", kGroup}, {"kind", kKind}, {"causes", std::move(causes)}}},
+          {"code", 422}};
+}
+
+Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook) {
+  // One parser per thread: it keeps its buffers between requests, which is most of simdjson's
+  // speed on repeated parses. It is the only state the core keeps, and it holds no request data
+  // that outlives the call.
+  thread_local simdjson::dom::parser parser;
+  JsonView root;
+  if (const auto error = parser.parse(body.data(), body.size()).get(root); error != simdjson::SUCCESS) {
+    return Failure{400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
+  }
+  return respond(root, policy, hook);
+}
+
+}  // namespace jobset_webhook::admission

@@ -1,0 +1,34 @@
+#include <iostream>
+
+#include "jobset_webhook/admission/review.h"
+#include "jobset_webhook/cli/commands.h"
+#include "jobset_webhook/cli/documents.h"
+
+namespace jobset_webhook::cli {
+
+int review(const ReviewOptions& options) {
+  Policy policy;
+  if (!options.config.empty()) {
+    auto loaded = load_policy_file(options.config);
+    if (!loaded.ok()) {
+      std::cerr << "jobset-webhook review: " << loaded.failure().message << "\n";
+      return kExitUnusableInput;
+    }
+    policy = loaded.value();
+  }
+  const auto body = read_input(options.input);
+  if (!body.ok()) {
+    std::cerr << "jobset-webhook review: " << body.failure().message << "\n";
+    return kExitUnusableInput;
+  }
+  const auto response =
+      admission::handle_review(body.value(), policy, options.mutate ? Hook::kMutating : Hook::kValidating);
+  if (!response.ok()) {
+    std::cerr << "jobset-webhook review: " << options.input << ": " << response.failure().message << "\n";
+    return kExitUnusableInput;
+  }
+  std::cout << response.value() << "\n";
+  return kExitOk;
+}
+
+}  // namespace jobset_webhook::cli

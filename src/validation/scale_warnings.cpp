@@ -1,0 +1,64 @@
+#include "jobset_webhook/validation/scale_warnings.h"
+
+namespace jobset_webhook::validation {
+namespace {
+
+// Names the Jobs with indices [first, last].
+std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t first, std::int64_t last) {
+  const std::int64_t count = last - first + 1;
+  if (count == 1) return "Job " + child_job_name(jobset, rjob, first);
+  if (count <= 3) {
+    std::string out = "Jobs ";
+    for (std::int64_t i = first; i <= last; ++i) {
+      if (i > first) out += ", ";
+      out += child_job_name(jobset, rjob, i);
+    }
+    return out;
+  }
+  return "Jobs " + child_job_name(jobset, rjob, first) + " ... " + child_job_name(jobset, rjob, last) +
+         " (" + std::to_string(count) + " Jobs)";
+}
+
+std::string warning_for(std::string_view jobset, const ReplicasChange& c) {
+  const std::string head = "replicatedJob \"" + c.replicated_job + "\" scaled " +
+                           (c.new_replicas < c.old_replicas ? "down from " : "up from ") +
+                           std::to_string(c.old_replicas) + " to " + std::to_string(c.new_replicas) + ": ";
+  if (c.new_replicas < c.old_replicas) {
+    const bool one = c.old_replicas - c.new_replicas == 1;
+    return head + job_run(jobset, c.replicated_job, c.new_replicas, c.old_replicas - 1) +
+           (one ? " keeps" : " keep") +
+           " running (the JobSet controller deletes none); delete " + (one ? "it" : "them") +
+           " to release " + (one ? "its" : "their") + " resources";
+  }
+  return head + "the JobSet controller will create " +
+         job_run(jobset, c.replicated_job, c.old_replicas, c.new_replicas - 1);
+}
+
+}  // namespace
+
+std::string child_job_name(std::string_view jobset, std::string_view replicated_job, std::int64_t index) {
+  std::string name(jobset);
+  name += '-';
+  name += replicated_job;
+  name += '-';
+  name += std::to_string(index);
+  return name;
+}
+
+std::vector<std::string> scale_warnings(std::string_view jobset, const std::vector<ReplicasChange>& changes) {
+  std::vector<std::string> out;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    std::string w = warning_for(jobset, changes[i]);
+    // Keep room for the closing summary line.
+    if (total + w.size() > kMaxWarningsBytes - 64) {
+      out.push_back("and " + std::to_string(changes.size() - i) + " more replicatedJobs rescaled");
+      break;
+    }
+    total += w.size();
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace jobset_webhook::validation

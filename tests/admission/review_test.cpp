@@ -1,0 +1,160 @@
+#include "jobset_webhook/admission/review.h"
+
+#include <functional>
+
+#include <catch2/catch.hpp>
+
+namespace admission = jobset_webhook::admission;
+using jobset_webhook::Hook;
+using jobset_webhook::Json;
+using jobset_webhook::Policy;
+
+namespace {
+
+Json jobset(const std::string& image, int replicas = 1) {
+  return Json::parse(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
+    "metadata":{"name":"js","namespace":"default"},
+    "spec":{"replicatedJobs":[{"name":"workers","replicas":)" + std::to_string(replicas) + R"(,
+      "template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" + image + R"("}]}}}}}]}})");
+}
+
+Json review(const std::string& operation, const Json& object, const Json& old_object = nullptr,
+            const std::string& api_version = "admission.k8s.io/v1") {
+  Json request = {{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
+                  {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
+                  {"resource", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
+                  {"name", "js"},
+                  {"namespace", "default"},
+                  {"operation", operation},
+                  {"object", object},
+                  {"dryRun", false}};
+  if (!old_object.is_null()) request["oldObject"] = old_object;
+  return {{"apiVersion", api_version}, {"kind", "AdmissionReview"}, {"request", request}};
+}
+
+std::string respond(const std::string& body, Hook hook = Hook::kValidating) {
+  const auto r = admission::handle_review(body, Policy{}, hook);
+  REQUIRE(r.ok());
+  return r.value();
+}
+
+}  // namespace
+
+TEST_CASE("An allowed update answers as controller-runtime does", "[admission][review]") {
+  CHECK(respond(review("UPDATE", jobset("bash:5.1", 2), jobset("bash:5.1", 2)).dump()) ==
+        R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})");
+}
+
+TEST_CASE("A denied update is upstream's 422 Invalid with causes", "[admission][review]") {
+  CHECK(respond(review("UPDATE", jobset("bash:5.2"), jobset("bash:5.1")).dump()) ==
+        R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
+        R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"JobSet.jobset.x-k8s.io \"js\" is invalid: )"
+        R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: \"bash:5.2\": field is immutable",)"
+        R"("reason":"Invalid","details":{"name":"js","group":"jobset.x-k8s.io","kind":"JobSet","causes":[{"reason":"FieldValueInvalid",)"
+        R"("message":"Invalid value: \"bash:5.2\": field is immutable","field":"spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"}]},)"
+        R"("code":422}}})");
+}
+
+TEST_CASE("A scale is allowed with warnings", "[admission][review]") {
+  const auto out = Json::parse(respond(review("UPDATE", jobset("bash:5.1", 3), jobset("bash:5.1", 1)).dump()));
+  CHECK(out["response"]["allowed"] == true);
+  CHECK(out["response"]["warnings"] ==
+        Json::array({"replicatedJob \"workers\" scaled up from 1 to 3: the JobSet controller will create Jobs js-workers-1, js-workers-2"}));
+}
+
+TEST_CASE("v1beta1 reviews are answered in v1beta1", "[admission][review]") {
+  const auto out = Json::parse(respond(review("UPDATE", jobset("a"), jobset("a"), "admission.k8s.io/v1beta1").dump()));
+  CHECK(out["apiVersion"] == "admission.k8s.io/v1beta1");
+}
+
+TEST_CASE("DELETE and CONNECT are allowed", "[admission][review]") {
+  for (const char* op : {"DELETE", "CONNECT"}) {
+    DYNAMIC_SECTION(op) {
+      Json r = review(op, nullptr);
+      r["request"].erase("object");
+      const auto out = Json::parse(respond(r.dump()));
+      CHECK(out["response"]["allowed"] == true);
+    }
+  }
+}
+
+TEST_CASE("Unusable AdmissionReviews get a 400 status that says what is wrong", "[admission][review]") {
+  auto no_old = review("UPDATE", jobset("a"));
+  auto bad_spec = review("CREATE", jobset("a"));
+  bad_spec["request"]["object"]["spec"] = "x";
+  auto bad_kind = review("CREATE", jobset("a"));
+  bad_kind["request"]["kind"] = {{"group", "batch"}, {"version", "v1"}, {"kind", "Job"}};
+  auto no_uid = review("CREATE", jobset("a"));
+  no_uid["request"].erase("uid");
+  auto bad_op = review("PATCH", jobset("a"));
+  auto bad_rjobs = review("CREATE", jobset("a"));
+  bad_rjobs["request"]["object"]["spec"]["replicatedJobs"] = Json::object();
+  struct Case { const char* name; std::string body; const char* want; };
+  const std::vector<Case> cases = {
+      {"not an object", "[1,2]", "the body must be a JSON object (an AdmissionReview)"},
+      {"not an AdmissionReview", R"({"kind":"Pod","apiVersion":"v1"})",
+       "not an AdmissionReview: expected kind AdmissionReview and apiVersion admission.k8s.io/v1 or v1beta1"},
+      {"no request", R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"})", "AdmissionReview has no request"},
+      {"no uid", no_uid.dump(), "request.uid is missing"},
+      {"unknown operation", bad_op.dump(), "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT"},
+      {"update without oldObject", no_old.dump(), "UPDATE request has no oldObject"},
+      {"spec not an object", bad_spec.dump(), "request.object.spec must be an object"},
+      {"replicatedJobs not a list", bad_rjobs.dump(), "request.object.spec.replicatedJobs must be a list"},
+      {"not a JobSet", bad_kind.dump(), "this webhook admits only jobset.x-k8s.io/v1alpha2 JobSet objects, got batch/v1 Job"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto out = Json::parse(respond(c.body));
+      CHECK(out["response"]["allowed"] == false);
+      CHECK(out["response"]["status"]["code"] == 400);
+      CHECK(out["response"]["status"]["message"] == c.want);
+    }
+  }
+}
+
+TEST_CASE("Bytes that are not JSON are a failure for the front end", "[admission][review]") {
+  const auto r = admission::handle_review("{not json", Policy{}, Hook::kValidating);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.failure().code == 400);
+  CHECK(r.failure().message.rfind("request body is not valid JSON: ", 0) == 0);
+}
+
+TEST_CASE("Deep nesting is refused, not recursed into", "[admission][review]") {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const auto r = admission::handle_review(deep, Policy{}, Hook::kValidating);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.failure().code == 400);
+}
+
+TEST_CASE("dryRun changes nothing in the answer", "[admission][review]") {
+  auto dry = review("UPDATE", jobset("b"), jobset("a"));
+  dry["request"]["dryRun"] = true;
+  const auto wet = review("UPDATE", jobset("b"), jobset("a"));
+  CHECK(respond(dry.dump()) == respond(wet.dump()));
+}
+
+TEST_CASE("The answer does not depend on the key order of the request", "[admission][review]") {
+  const auto body = review("UPDATE", jobset("b", 2), jobset("a"));
+  // nlohmann's ordered_json keeps insertion order: rebuild the review with keys reversed.
+  std::function<Json(const Json&)> reverse = [&](const Json& j) -> Json {
+    if (j.is_object()) {
+      Json out = Json::object();
+      std::vector<std::pair<std::string, Json>> items;
+      for (const auto& [k, v] : j.items()) items.emplace_back(k, reverse(v));
+      for (auto it = items.rbegin(); it != items.rend(); ++it) out[it->first] = it->second;
+      return out;
+    }
+    if (j.is_array()) {
+      Json out = Json::array();
+      for (const auto& v : j) out.push_back(reverse(v));
+      return out;
+    }
+    return j;
+  };
+  CHECK(respond(reverse(body).dump()) == respond(body.dump()));
+}
+
+TEST_CASE("Messages are encoded as Go encodes them", "[admission][review]") {
+  const auto out = respond(review("UPDATE", jobset("<b>&"), jobset("a")).dump());
+  CHECK(out.find(R"(Invalid value: \"\u003cb\u003e\u0026\": field is immutable)") != std::string::npos);
+}

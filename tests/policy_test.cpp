@@ -1,0 +1,39 @@
+#include "jobset_webhook/policy.h"
+
+#include <catch2/catch.hpp>
+
+using jobset_webhook::Json;
+using jobset_webhook::parse_policy;
+
+TEST_CASE("An empty policy keeps the defaults", "[policy]") {
+  const auto p = parse_policy(Json(nullptr));
+  REQUIRE(p.ok());
+  CHECK(p.value().elastic.replicas);
+  CHECK_FALSE(p.value().elastic.parallelism);
+}
+
+TEST_CASE("Policy switches are read", "[policy]") {
+  const auto p = parse_policy(Json::parse(R"({"elastic": {"replicas": false, "parallelism": true}})"));
+  REQUIRE(p.ok());
+  CHECK_FALSE(p.value().elastic.replicas);
+  CHECK(p.value().elastic.parallelism);
+}
+
+TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[policy]") {
+  struct Case { const char* name; const char* doc; const char* want; };
+  const std::vector<Case> cases = {
+      {"unknown top key", R"({"elastik": {}})", "policy: elastik: unknown key (known: elastic)"},
+      {"unknown nested key", R"({"elastic": {"replica": true}})",
+       "policy: elastic.replica: unknown key (known: replicas, parallelism)"},
+      {"wrong type", R"({"elastic": {"replicas": "yes"}})", R"(policy: elastic.replicas: must be a boolean, got "yes")"},
+      {"not a mapping", R"([1])", "policy: <root>: must be a mapping, got [1]"},
+      {"elastic not a mapping", R"({"elastic": true})", "policy: elastic: must be a mapping, got true"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto p = parse_policy(Json::parse(c.doc));
+      REQUIRE_FALSE(p.ok());
+      CHECK(p.failure().message == c.want);
+    }
+  }
+}

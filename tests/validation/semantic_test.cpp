@@ -1,0 +1,128 @@
+#include "jobset_webhook/validation/semantic.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/parsed.h"
+
+namespace v = jobset_webhook::validation;
+using jobset_webhook::testing::Parsed;
+
+namespace {
+
+struct Case {
+  const char* name;
+  const char* path;  // kind-table path relative to a ReplicatedJob; "" for plain JSON
+  const char* old_js;  // JSON of the value, or "absent"
+  const char* new_js;
+  bool equal;
+};
+
+v::MaybeJson value_of(const Parsed& doc) {
+  return v::member(doc.root(), "v");
+}
+
+std::string wrap(const char* value) {
+  return std::string("absent") == value ? "{}" : std::string(R"({"v":)") + value + "}";
+}
+
+}  // namespace
+
+TEST_CASE("Semantic equality follows Go's typed decoding", "[validation][semantic]") {
+  const std::vector<Case> cases = {
+      {"quantity by value", "template.spec.template.spec.containers[].resources.limits[]", R"("1")", R"("1000m")", true},
+      {"quantity binary suffix", "template.spec.template.spec.containers[].resources.limits[]", R"("1Gi")", R"("1024Mi")", true},
+      {"quantity differs", "template.spec.template.spec.containers[].resources.limits[]", R"("1")", R"("2")", false},
+      {"pointer quantity absent vs zero", "template.spec.template.spec.volumes[].emptyDir.sizeLimit", "absent", R"("0")", false},
+      {"value quantity absent vs zero", "template.spec.template.spec.containers[].env[].valueFrom.resourceFieldRef.divisor", "absent", R"("0")", true},
+      {"missing list equals empty list", "template.spec.template.spec.containers[].args", "absent", "[]", true},
+      {"null list equals empty list", "template.spec.template.spec.containers[].args", "null", "[]", true},
+      {"missing map equals empty map", "template.spec.template.spec.nodeSelector", "absent", "{}", true},
+      {"list order matters", "template.spec.template.spec.containers[].args", R"(["a","b"])", R"(["b","a"])", false},
+      {"value string absent equals empty", "template.spec.template.spec.containers[].workingDir", "absent", R"("")", true},
+      {"value int absent equals zero", "template.spec.template.spec.containers[].ports[].hostPort", "absent", "0", true},
+      {"value bool absent equals false", "template.spec.template.spec.containers[].stdin", "absent", "false", true},
+      {"pointer int absent differs from zero", "template.spec.parallelism", "absent", "0", false},
+      {"pointer string absent differs from empty", "template.spec.completionMode", "absent", R"("")", false},
+      {"pointer bool absent differs from false", "template.spec.suspend", "absent", "false", false},
+      {"pointer null equals absent", "template.spec.parallelism", "null", "absent", true},
+      {"int spelled as float", "template.spec.parallelism", "2", "2.0", true},
+      {"int-or-string typed", "template.spec.template.spec.containers[].livenessProbe.httpGet.port", "80", R"("80")", false},
+      {"int-or-string absent is int zero", "template.spec.template.spec.containers[].livenessProbe.httpGet.port", "absent", "0", true},
+      {"time as instant", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")", R"("2024-01-01T01:00:00+01:00")", true},
+      {"time differs", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")", R"("2024-01-01T00:00:01Z")", false},
+      {"value struct absent equals empty", "template.spec.template.metadata", "absent", "{}", true},
+      {"value struct absent equals zero fields", "template.spec.template.spec.containers[].resources", "absent", R"({"limits":{}})", true},
+      {"pointer struct absent differs from empty", "template.spec.template.spec.securityContext", "absent", "{}", false},
+      {"key order does not matter", "template.spec.template.spec.containers[]", R"({"name":"a","image":"b"})", R"({"image":"b","name":"a"})", true},
+      {"unknown field compared as plain JSON", "", R"({"x":{"b":1,"a":2}})", R"({"x":{"a":2,"b":1.0}})", true},
+      {"unknown field differs", "", R"({"x":1})", R"({"x":"1"})", false},
+      {"wrong JSON type compared as sent", "template.spec.parallelism", R"("2")", "2", false},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const v::FieldKind* kind = *c.path ? v::find_kind(c.path) : nullptr;
+      if (*c.path) REQUIRE(kind != nullptr);
+      const Parsed a(wrap(c.old_js)), b(wrap(c.new_js));
+      CHECK(v::semantically_equal(kind, value_of(a), value_of(b)) == c.equal);
+      CHECK(v::semantically_equal(kind, value_of(b), value_of(a)) == c.equal);
+    }
+  }
+}
+
+TEST_CASE("Every value-typed scalar of the template equals its zero value when absent", "[validation][semantic]") {
+  // Walks the whole kind table, so the rule holds for every field, not only the ones named above.
+  std::size_t checked = 0;
+  std::vector<std::pair<std::string, const v::FieldKind*>> stack{{"", &v::replicated_job_kind()}};
+  while (!stack.empty()) {
+    auto [path, kind] = stack.back();
+    stack.pop_back();
+    for (const auto& [name, child] : kind->fields) stack.emplace_back(path + "." + name, &child);
+    if (kind->element) stack.emplace_back(path + "[]", kind->element.get());
+    if (kind->shape != v::Shape::kScalar) continue;
+    const char* zero = nullptr;
+    switch (kind->scalar) {
+      case v::ScalarKind::kString: zero = R"("")"; break;
+      case v::ScalarKind::kInteger: zero = "0"; break;
+      case v::ScalarKind::kBool: zero = "false"; break;
+      case v::ScalarKind::kQuantity: zero = R"("0")"; break;
+      case v::ScalarKind::kIntOrString: zero = "0"; break;
+      case v::ScalarKind::kTime: zero = R"("0001-01-01T00:00:00Z")"; break;
+      case v::ScalarKind::kRawJson: continue;
+    }
+    const Parsed absent("{}"), explicit_zero(std::string(R"({"v":)") + zero + "}");
+    INFO(path);
+    CHECK(v::semantically_equal(kind, value_of(absent), value_of(explicit_zero)) == !kind->pointer);
+    ++checked;
+  }
+  CHECK(checked > 700);
+}
+
+TEST_CASE("diff reports each changed leaf at its exact path", "[validation][semantic]") {
+  const Parsed a(R"({"template":{"spec":{"template":{"spec":{"containers":[
+      {"name":"main","image":"bash:5.1","args":["a"],"resources":{"limits":{"cpu":"1"}}}],
+      "nodeSelector":{"zone":"a"}}}}}})");
+  const Parsed b(R"({"template":{"spec":{"template":{"spec":{"containers":[
+      {"name":"main","image":"bash:5.2","args":["a","b"],"resources":{"limits":{"cpu":"1000m","memory":"1Gi"}}}],
+      "nodeSelector":{}}}}}})");
+  jobset_webhook::field::Path path("spec");
+  std::vector<v::Change> changes;
+  v::diff(&v::replicated_job_kind(), a.root(), b.root(), path, {}, changes);
+  std::vector<std::string> paths;
+  for (const auto& c : changes) paths.push_back(c.path);
+  CHECK(paths == std::vector<std::string>{
+                     "spec.template.spec.template.spec.containers[0].image",
+                     "spec.template.spec.template.spec.containers[0].args",
+                     "spec.template.spec.template.spec.containers[0].resources.limits[memory]",
+                     "spec.template.spec.template.spec.nodeSelector[zone]",
+                 });
+  CHECK(changes[1].what == v::Change::What::kListLength);
+  CHECK(path.to_string() == "spec");  // the walker leaves the path as it found it
+}
+
+TEST_CASE("Ignored subtrees are left out of the comparison", "[validation][semantic]") {
+  const Parsed a(R"({"template":{"spec":{"parallelism":1}}})");
+  const Parsed b(R"({"template":{"spec":{"parallelism":2}}})");
+  const v::FieldKind* ignored[] = {v::find_kind("template.spec.parallelism")};
+  CHECK_FALSE(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root()));
+  CHECK(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root(), v::DiffOptions{ignored}));
+}

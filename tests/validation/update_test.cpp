@@ -1,0 +1,230 @@
+#include "jobset_webhook/validation/update.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/parsed.h"
+
+namespace v = jobset_webhook::validation;
+using jobset_webhook::Json;
+using jobset_webhook::Policy;
+using jobset_webhook::testing::Parsed;
+
+namespace {
+
+// Upstream's test fixture: two ReplicatedJobs with one replica and parallelism 1 each.
+Json replicated_job(const std::string& name, int replicas = 1, int parallelism = 1) {
+  return {{"name", name},
+          {"replicas", replicas},
+          {"template",
+           {{"spec",
+             {{"parallelism", parallelism},
+              {"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", "bash:5.1"}}}}}}}}}}}}};
+}
+
+Json jobset(Json replicated_jobs) {
+  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
+          {"kind", "JobSet"},
+          {"metadata", {{"name", "js"}, {"namespace", "default"}}},
+          {"spec", {{"replicatedJobs", std::move(replicated_jobs)}}}};
+}
+
+Json two_jobs() { return jobset({replicated_job("rjob-0"), replicated_job("rjob-1")}); }
+
+// Applies a JSON Pointer edit: {"/spec/suspend", true}.
+Json with(Json js, const std::string& pointer, Json value) {
+  js[Json::json_pointer(pointer)] = std::move(value);
+  return js;
+}
+
+Json without(Json js, const std::string& pointer) {
+  const Json::json_pointer p(pointer);
+  js[p.parent_pointer()].erase(p.back());
+  return js;
+}
+
+struct Case {
+  std::string name;
+  Json old_js;
+  Json new_js;
+  std::string want;  // the errors as printed; empty when allowed
+  Policy policy = {};
+};
+
+std::string run(const Case& c) {
+  const Parsed old_js(c.old_js), new_js(c.new_js);
+  return jobset_webhook::field::to_string(v::validate_update(old_js, new_js, c.policy).errors);
+}
+
+Policy elastic_parallelism() {
+  Policy p;
+  p.elastic.parallelism = true;
+  return p;
+}
+
+Policy replicas_immutable() {
+  Policy p;
+  p.elastic.replicas = false;
+  return p;
+}
+
+const std::string kPod = "/spec/replicatedJobs/0/template/spec/template";
+const std::string kJobSpec = "/spec/replicatedJobs/0/template/spec";
+
+}  // namespace
+
+TEST_CASE("Upstream's update cases, translated", "[validation][update]") {
+  const Json indexed = with(two_jobs(), kJobSpec + "/completionMode", "Indexed");
+  const std::vector<Case> cases = {
+      {"update suspend", with(two_jobs(), "/spec/suspend", true), two_jobs(), ""},
+      {"update labels", with(two_jobs(), "/spec/suspend", true), with(two_jobs(), "/metadata/labels", {{"hello", "world"}}), ""},
+      {"managedBy is immutable", with(two_jobs(), "/spec/managedBy", "example.com/old"),
+       with(two_jobs(), "/spec/managedBy", "example.com/new"),
+       R"(spec.managedBy: Invalid value: "example.com/new": field is immutable)"},
+      {"pod template can be updated for suspended jobset", with(two_jobs(), "/spec/suspend", true),
+       with(two_jobs(), kPod + "/metadata/annotations", {{"key", "value"}}), ""},
+      {"pod template can be updated for jobset getting suspended", two_jobs(),
+       with(with(two_jobs(), "/spec/suspend", true), kPod + "/metadata/annotations", {{"key", "value"}}), ""},
+      {"pod template cannot be updated for running jobset", two_jobs(),
+       with(two_jobs(), kPod + "/metadata/annotations", {{"key", "value"}}),
+       R"(spec.replicatedJobs[0].template.spec.template.metadata.annotations[key]: Invalid value: "value": field is immutable)"},
+      {"schedulingGates can be updated for suspended JobSet", with(two_jobs(), "/spec/suspend", true),
+       with(two_jobs(), kPod + "/spec/schedulingGates", {{{"name", "example.com/gate"}}}), ""},
+      {"schedulingGates cannot be updated for unsuspended JobSet", two_jobs(),
+       with(two_jobs(), kPod + "/spec/schedulingGates", {{{"name", "example.com/gate"}}}),
+       R"(spec.replicatedJobs[0].template.spec.template.spec.schedulingGates: Forbidden: field is immutable: added "example.com/gate")"},
+      {"replicated job name cannot be updated", with(two_jobs(), "/spec/suspend", true),
+       with(with(two_jobs(), "/spec/suspend", true), "/spec/replicatedJobs/0/name", "new-replicated-job-name"),
+       R"(spec.replicatedJobs: Forbidden: field is immutable: added "new-replicated-job-name"; removed "rjob-0")"},
+      {"valid scaling of parallelism and completions", with(with(indexed, kJobSpec + "/parallelism", 2), kJobSpec + "/completions", 2),
+       with(with(indexed, kJobSpec + "/parallelism", 8), kJobSpec + "/completions", 8), "", elastic_parallelism()},
+      {"invalid scaling of parallelism to < 1", with(indexed, kJobSpec + "/parallelism", 2), with(indexed, kJobSpec + "/parallelism", 0),
+       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 0: parallelism must be >= 1", elastic_parallelism()},
+      {"invalid scaling of completions to < 1", with(indexed, kJobSpec + "/completions", 2), with(indexed, kJobSpec + "/completions", 0),
+       "[spec.replicatedJobs[0].template.spec.completions: Invalid value: 0: completions must be >= 1, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 0: completions must be equal to parallelism for Elastic Indexed Jobs]",
+       elastic_parallelism()},
+      {"cannot scale parallelism if JobSet is Completed",
+       with(with(indexed, kJobSpec + "/parallelism", 2), "/status/conditions", {{{"type", "Completed"}, {"status", "True"}}}),
+       with(indexed, kJobSpec + "/parallelism", 4),
+       "spec.replicatedJobs[0].template.spec: Forbidden: Cannot mutate parallelism or completions when JobSet is in a "
+       "terminal state (Completed or Failed)",
+       elastic_parallelism()},
+      {"cannot scale completions if JobSet is Failed",
+       with(with(indexed, kJobSpec + "/completions", 2), "/status/conditions", {{{"type", "Failed"}, {"status", "True"}}}),
+       with(indexed, kJobSpec + "/completions", 4),
+       "spec.replicatedJobs[0].template.spec: Forbidden: Cannot mutate parallelism or completions when JobSet is in a "
+       "terminal state (Completed or Failed)",
+       elastic_parallelism()},
+      {"immutability still enforced for other fields during valid scale", with(indexed, kJobSpec + "/parallelism", 2),
+       with(with(indexed, kJobSpec + "/parallelism", 4), kPod + "/spec/containers/0/image", "bash:5.2"),
+       R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable)",
+       elastic_parallelism()},
+      {"parallelism is immutable when the policy is off", with(indexed, kJobSpec + "/parallelism", 2),
+       with(indexed, kJobSpec + "/parallelism", 8),
+       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 8: field is immutable"},
+      {"parallelism and completions must be equal", with(with(indexed, kJobSpec + "/parallelism", 2), kJobSpec + "/completions", 2),
+       with(with(indexed, kJobSpec + "/parallelism", 4), kJobSpec + "/completions", 5),
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 5: completions must be equal to parallelism for "
+       "Elastic Indexed Jobs",
+       elastic_parallelism()},
+      {"adding a ReplicatedJob while suspended is rejected", with(jobset({replicated_job("job-a")}), "/spec/suspend", true),
+       with(jobset({replicated_job("job-a"), replicated_job("job-b")}), "/spec/suspend", true),
+       R"(spec.replicatedJobs: Forbidden: field is immutable: added "job-b")"},
+      {"reordering ReplicatedJobs is rejected", jobset({replicated_job("job-a"), replicated_job("job-b")}),
+       jobset({replicated_job("job-b"), replicated_job("job-a")}),
+       R"(spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered from ["job-a", "job-b"] to ["job-b", "job-a"])",
+       elastic_parallelism()},
+      {"parallelism of NonIndexed jobs stays immutable under the policy", with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"),
+       with(with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"), kJobSpec + "/parallelism", 4),
+       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 4: field is immutable", elastic_parallelism()},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
+}
+
+TEST_CASE("Elastic replicas: scale freely, everything else stays", "[validation][update]") {
+  const std::vector<Case> cases = {
+      {"scale up", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/1/replicas", 4), ""},
+      {"scale down to zero", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0), ""},
+      {"negative replicas", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", -1),
+       "spec.replicatedJobs[0].replicas: Invalid value: -1: must be greater than or equal to 0"},
+      {"replicas immutable when the policy says so", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3),
+       "spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable", replicas_immutable()},
+      {"scale plus image change names only the image", two_jobs(),
+       with(with(two_jobs(), "/spec/replicatedJobs/1/replicas", 3), "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2"),
+       R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable)"},
+      {"groupName is immutable", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/1/groupName", "other"),
+       R"(spec.replicatedJobs[1].groupName: Invalid value: "other": field is immutable)"},
+      {"removing a ReplicatedJob", two_jobs(), jobset({replicated_job("rjob-0")}),
+       R"(spec.replicatedJobs: Forbidden: field is immutable: removed "rjob-1")"},
+      {"removing a field prints its zero value", with(two_jobs(), kPod + "/spec/containers/0/workingDir", "/w"), two_jobs(),
+       R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].workingDir: Invalid value: "": field is immutable)"},
+      {"removing a pointer field prints null", two_jobs(), without(two_jobs(), kJobSpec + "/parallelism"),
+       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: null: field is immutable"},
+      {"a removed label prints null", with(two_jobs(), kPod + "/metadata/labels", {{"app", "x"}}), two_jobs(),
+       "spec.replicatedJobs[0].template.spec.template.metadata.labels[app]: Invalid value: null: field is immutable"},
+      {"a quantity spelled differently is no change", with(two_jobs(), kPod + "/spec/containers/0/resources", {{"limits", {{"cpu", "1"}}}}),
+       with(two_jobs(), kPod + "/spec/containers/0/resources", {{"limits", {{"cpu", "1000m"}}}}), ""},
+      {"an empty list written out is no change", two_jobs(), with(two_jobs(), kPod + "/spec/tolerations", Json::array()), ""},
+      {"a container added is named", two_jobs(),
+       with(two_jobs(), kPod + "/spec/containers/1", {{"name", "sidecar"}, {"image", "envoy"}}),
+       R"(spec.replicatedJobs[0].template.spec.template.spec.containers: Forbidden: field is immutable: added "sidecar")"},
+      {"several changes are all listed", two_jobs(),
+       with(with(two_jobs(), kPod + "/spec/containers/0/image", "a"), "/spec/replicatedJobs/1/template/spec/parallelism", 3),
+       R"([spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: "a": field is immutable, )"
+       "spec.replicatedJobs[1].template.spec.parallelism: Invalid value: 3: field is immutable]"},
+      {"suspended: nodeSelector and tolerations may change", with(two_jobs(), "/spec/suspend", true),
+       with(with(two_jobs(), kPod + "/spec/nodeSelector", {{"zone", "b"}}), kPod + "/spec/tolerations", {{{"key", "k"}}}), ""},
+      {"suspended: other pod fields stay immutable", with(two_jobs(), "/spec/suspend", true),
+       with(two_jobs(), kPod + "/spec/hostname", "h"),
+       R"(spec.replicatedJobs[0].template.spec.template.spec.hostname: Invalid value: "h": field is immutable)"},
+      {"metadata and status are not judged", two_jobs(),
+       with(with(two_jobs(), "/metadata/annotations", {{"a", "b"}}), "/status/restarts", 3), ""},
+      {"unset managedBy differs from empty", two_jobs(), with(two_jobs(), "/spec/managedBy", ""),
+       R"(spec.managedBy: Invalid value: "": field is immutable)"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
+}
+
+TEST_CASE("CEL-immutable spec fields report leaves with the CRD's message", "[validation][update]") {
+  const Json with_policy = with(two_jobs(), "/spec/failurePolicy", {{"maxRestarts", 3}});
+  const std::vector<Case> cases = {
+      {"failurePolicy field changed", with_policy, with(with_policy, "/spec/failurePolicy/maxRestarts", 21),
+       "spec.failurePolicy.maxRestarts: Invalid value: 21: Value is immutable"},
+      {"failurePolicy added (CEL only judges fields set on both sides)", two_jobs(), with_policy, ""},
+      {"network changed", with(two_jobs(), "/spec/network", {{"enableDNSHostnames", true}}),
+       with(two_jobs(), "/spec/network", {{"enableDNSHostnames", false}}),
+       "spec.network.enableDNSHostnames: Invalid value: false: Value is immutable"},
+      {"dependsOn changed", with(two_jobs(), "/spec/replicatedJobs/1/dependsOn", {{{"name", "rjob-0"}, {"status", "Ready"}}}),
+       with(two_jobs(), "/spec/replicatedJobs/1/dependsOn", {{{"name", "rjob-0"}, {"status", "Complete"}}}),
+       R"(spec.replicatedJobs[1].dependsOn[0].status: Invalid value: "Complete": Value is immutable)"},
+      {"dependsOn added", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/1/dependsOn", {{{"name", "rjob-0"}, {"status", "Ready"}}}),
+       R"(spec.replicatedJobs[1].dependsOn: Forbidden: field is immutable: added "rjob-0")"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
+}
+
+TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]") {
+  const Parsed old_js(two_jobs());
+  const Parsed down(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0), "/spec/replicatedJobs/1/replicas", 5));
+  const auto findings = v::validate_update(old_js, down, Policy{});
+  REQUIRE(findings.errors.empty());
+  CHECK(findings.warnings == std::vector<std::string>{
+      "replicatedJob \"rjob-0\" scaled down from 1 to 0: Job js-rjob-0-0 keeps running (the JobSet controller deletes none); "
+      "delete it to release its resources",
+      "replicatedJob \"rjob-1\" scaled up from 1 to 5: the JobSet controller will create Jobs js-rjob-1-1 ... js-rjob-1-4 (4 Jobs)",
+  });
+}
+
+TEST_CASE("A denied update carries no scale warnings", "[validation][update]") {
+  const Parsed old_js(two_jobs());
+  const Parsed new_js(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3), kPod + "/spec/containers/0/image", "x"));
+  const auto findings = v::validate_update(old_js, new_js, Policy{});
+  CHECK(findings.errors.size() == 1);
+  CHECK(findings.warnings.empty());
+}
