@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "jobset_webhook/validation/field_kinds.h"
 #include "jobset_webhook/validation/scale_warnings.h"
@@ -19,6 +20,7 @@ constexpr std::string_view kCelImmutableSpecFields[] = {
 
 // How many entries of a list change a message names before it says "and N more".
 constexpr std::size_t kMaxNamedEntries = 3;
+constexpr std::size_t kMaxPairwiseComparisons = 1'000'000;
 
 std::string_view string_or_empty(MaybeJson v) {
   return v && v->type() == element_type::STRING ? std::string_view(*v) : std::string_view();
@@ -76,16 +78,30 @@ std::string join_labels(const std::vector<std::string>& labels) {
   return out;
 }
 
-// Entries of `from` with no semantically equal entry in `to` (by name when entries have names).
+// Entries of `from` that `to` lacks: by name when every entry has one (a set lookup, so a list of
+// 10,000 ReplicatedJobs costs no more than reading it), else by semantic equality.
 std::vector<std::string> missing_from(const std::vector<JsonView>& from, const std::vector<JsonView>& to,
                                       const FieldKind* element) {
-  std::vector<std::string> labels;
-  for (const auto& e : from) {
-    const bool found = std::any_of(to.begin(), to.end(), [&](const JsonView& other) {
+  const auto all_named = [](const std::vector<JsonView>& entries) {
+    return std::all_of(entries.begin(), entries.end(), [](const JsonView& e) {
       const auto name = member(e, "name");
-      if (name) return json_equal(name, member(other, "name"));
-      return semantically_equal(element, e, other);
+      return name && name->type() == element_type::STRING;
     });
+  };
+  std::vector<std::string> labels;
+  if (all_named(from) && all_named(to)) {
+    std::unordered_set<std::string_view> names;
+    for (const auto& e : to) names.insert(std::string_view(*member(e, "name")));
+    for (const auto& e : from) {
+      if (!names.contains(std::string_view(*member(e, "name")))) labels.push_back(entry_label(e));
+    }
+    return labels;
+  }
+  // Unnamed entries are compared pairwise; past this much work the message only counts them.
+  if (from.size() * to.size() > kMaxPairwiseComparisons) return labels;
+  for (const auto& e : from) {
+    const bool found = std::any_of(to.begin(), to.end(),
+                                   [&](const JsonView& other) { return semantically_equal(element, e, other); });
     if (!found) labels.push_back(entry_label(e));
   }
   return labels;
@@ -142,6 +158,26 @@ bool is_terminal(MaybeJson old_js) {
   return false;
 }
 
+// Nodes of the kind table that the exceptions leave out, looked up once.
+struct ExceptionNodes {
+  const FieldKind* replicas;
+  const FieldKind* depends_on;
+  std::vector<const FieldKind*> suspended;  // mutable while the JobSet is suspended (Kueue)
+  std::vector<const FieldKind*> elastic;    // parallelism and completions
+};
+
+const ExceptionNodes& exception_nodes() {
+  static const ExceptionNodes nodes{
+      replicated_job_kind().field("replicas"),
+      replicated_job_kind().field("dependsOn"),
+      {find_kind("template.spec.template.metadata.labels"), find_kind("template.spec.template.metadata.annotations"),
+       find_kind("template.spec.template.spec.nodeSelector"), find_kind("template.spec.template.spec.tolerations"),
+       find_kind("template.spec.template.spec.schedulingGates")},
+      {find_kind("template.spec.parallelism"), find_kind("template.spec.completions")},
+  };
+  return nodes;
+}
+
 struct Context {
   const Policy& policy;
   bool suspended;
@@ -180,8 +216,7 @@ void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::
 
 void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_path, Context& ctx) {
   const auto old_r = member(old_rj, "replicas"), new_r = member(new_rj, "replicas");
-  const FieldKind* kind = replicated_job_kind().field("replicas");
-  if (semantically_equal(kind, old_r, new_r)) return;
+  if (semantically_equal(exception_nodes().replicas, old_r, new_r)) return;
   const auto path = rj_path.child("replicas");
   const std::int64_t old_n = integer(old_r).value_or(0);
   const auto new_n = integer(new_r);
@@ -199,25 +234,18 @@ void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_pa
 void check_replicated_job(MaybeJson old_rj, MaybeJson new_rj, std::size_t index, Context& ctx) {
   const auto rj_path = field::Path("spec").child("replicatedJobs").index(index);
   const FieldKind& rj_kind = replicated_job_kind();
-  std::vector<const FieldKind*> ignored;
+  const ExceptionNodes& nodes = exception_nodes();
   // dependsOn has a message of its own (below); replicas is checked by check_replicas.
-  ignored.push_back(rj_kind.field("dependsOn"));
+  std::vector<const FieldKind*> ignored{nodes.depends_on};
   if (ctx.policy.elastic.replicas) {
-    ignored.push_back(rj_kind.field("replicas"));
+    ignored.push_back(nodes.replicas);
     check_replicas(old_rj, new_rj, rj_path, ctx);
   }
-  if (ctx.suspended) {
-    for (const auto* path : {"template.spec.template.metadata.labels", "template.spec.template.metadata.annotations",
-                             "template.spec.template.spec.nodeSelector", "template.spec.template.spec.tolerations",
-                             "template.spec.template.spec.schedulingGates"}) {
-      ignored.push_back(find_kind(path));
-    }
-  }
+  if (ctx.suspended) ignored.insert(ignored.end(), nodes.suspended.begin(), nodes.suspended.end());
   const auto completion_mode = member(member(member(new_rj, "template"), "spec"), "completionMode");
   if (ctx.policy.elastic.parallelism && string_or_empty(completion_mode) == "Indexed") {
     check_elastic_parallelism(old_rj, new_rj, rj_path, ctx);
-    ignored.push_back(find_kind("template.spec.parallelism"));
-    ignored.push_back(find_kind("template.spec.completions"));
+    ignored.insert(ignored.end(), nodes.elastic.begin(), nodes.elastic.end());
   }
   diff_into(&rj_kind, old_rj, new_rj, rj_path, DiffOptions{ignored}, kFieldImmutable, ctx.errs);
 
@@ -228,16 +256,20 @@ void check_replicated_job(MaybeJson old_rj, MaybeJson new_rj, std::size_t index,
             old_deps && new_deps ? kValueImmutable : kFieldImmutable, ctx.errs);
 }
 
-std::vector<std::string> quoted_names(const std::vector<JsonView>& entries) {
-  std::vector<std::string> out;
-  for (const auto& e : entries) out.push_back(field::go_quote(string_or_empty(member(e, "name"))));
+std::vector<std::string_view> names_of(const std::vector<JsonView>& entries) {
+  std::vector<std::string_view> out;
+  out.reserve(entries.size());
+  for (const auto& e : entries) out.push_back(string_or_empty(member(e, "name")));
   return out;
 }
 
-std::string join_all(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
+// "replicatedJobs were reordered: [0] was "a", now "b"": the first position that differs, so
+// that the message stays short however long the list is.
+std::string describe_reorder(const std::vector<std::string_view>& old_names, const std::vector<std::string_view>& new_names) {
+  std::size_t i = 0;
+  while (old_names[i] == new_names[i]) ++i;
+  return "replicatedJobs were reordered: [" + std::to_string(i) + "] was " + field::go_quote(old_names[i]) +
+         ", now " + field::go_quote(new_names[i]);
 }
 
 // The list keeps its length and order: entries are matched by name, as the CRD's listMapKey and
@@ -245,7 +277,7 @@ std::string join_all(const std::vector<std::string>& items) {
 void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx) {
   const auto old_list = elements(member(old_spec, "replicatedJobs"));
   const auto new_list = elements(member(new_spec, "replicatedJobs"));
-  const auto old_names = quoted_names(old_list), new_names = quoted_names(new_list);
+  const auto old_names = names_of(old_list), new_names = names_of(new_list);
   const auto list_path = field::Path("spec").child("replicatedJobs");
   if (old_names != new_names) {
     auto sorted_old = old_names, sorted_new = new_names;
@@ -253,7 +285,7 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
     std::sort(sorted_new.begin(), sorted_new.end());
     std::string detail(kFieldImmutable);
     if (sorted_old == sorted_new) {
-      detail += ": replicatedJobs were reordered from [" + join_all(old_names) + "] to [" + join_all(new_names) + "]";
+      detail += ": " + describe_reorder(old_names, new_names);
     } else {
       Change change{Change::What::kListLength, {}, member(old_spec, "replicatedJobs"),
                     member(new_spec, "replicatedJobs"), nullptr};

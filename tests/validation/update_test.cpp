@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "jobset_webhook/validation/scale_warnings.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
@@ -132,7 +133,7 @@ TEST_CASE("Upstream's update cases, translated", "[validation][update]") {
        R"(spec.replicatedJobs: Forbidden: field is immutable: added "job-b")"},
       {"reordering ReplicatedJobs is rejected", jobset({replicated_job("job-a"), replicated_job("job-b")}),
        jobset({replicated_job("job-b"), replicated_job("job-a")}),
-       R"(spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered from ["job-a", "job-b"] to ["job-b", "job-a"])",
+       R"(spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered: [0] was "job-a", now "job-b")",
        elastic_parallelism()},
       {"parallelism of NonIndexed jobs stays immutable under the policy", with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"),
        with(with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"), kJobSpec + "/parallelism", 4),
@@ -227,4 +228,45 @@ TEST_CASE("A denied update carries no scale warnings", "[validation][update]") {
   const auto findings = v::validate_update(old_js, new_js, Policy{});
   CHECK(findings.errors.size() == 1);
   CHECK(findings.warnings.empty());
+}
+
+TEST_CASE("Scale warnings stay under 4096 bytes however many ReplicatedJobs change", "[validation][update]") {
+  Json old_jobs = Json::array(), new_jobs = Json::array();
+  for (int i = 0; i < 300; ++i) {
+    old_jobs.push_back(replicated_job("replicated-job-" + std::to_string(i), 1));
+    new_jobs.push_back(replicated_job("replicated-job-" + std::to_string(i), 200));
+  }
+  const Parsed old_js(jobset(old_jobs)), new_js(jobset(new_jobs));
+  const auto findings = v::validate_update(old_js, new_js, Policy{});
+  REQUIRE(findings.errors.empty());
+  std::size_t total = 0;
+  for (const auto& w : findings.warnings) total += w.size();
+  CHECK(total <= v::kMaxWarningsBytes);
+  CHECK(findings.warnings.back().rfind("and ", 0) == 0);
+  CHECK(findings.warnings.back().find("more replicatedJobs rescaled") != std::string::npos);
+  CHECK(findings.warnings.front() ==
+        "replicatedJob \"replicated-job-0\" scaled up from 1 to 200: the JobSet controller will create Jobs "
+        "js-replicated-job-0-1 ... js-replicated-job-0-199 (199 Jobs)");
+}
+
+TEST_CASE("A rejection stays short however many entries change", "[validation][update]") {
+  Json old_jobs = Json::array(), new_jobs = Json::array();
+  for (int i = 0; i < 10000; ++i) old_jobs.push_back(replicated_job("r" + std::to_string(i)));
+  for (int i = 0; i < 10000; ++i) new_jobs.push_back(replicated_job("n" + std::to_string(i)));
+  const Parsed old_js(jobset(old_jobs)), new_js(jobset(new_jobs));
+  const auto message = jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors);
+  CHECK(message == R"(spec.replicatedJobs: Forbidden: field is immutable: added "n0", "n1", "n2" and 9997 more; )"
+                   R"(removed "r0", "r1", "r2" and 9997 more)");
+}
+
+TEST_CASE("A huge unnamed list that changes length is counted, not compared pairwise", "[validation][update]") {
+  Json old_args = Json::array(), new_args = Json::array();
+  for (int i = 0; i < 20000; ++i) old_args.push_back("arg" + std::to_string(i));
+  new_args = old_args;
+  new_args.push_back("extra");
+  const Parsed old_js(with(two_jobs(), kPod + "/spec/containers/0/args", old_args));
+  const Parsed new_js(with(two_jobs(), kPod + "/spec/containers/0/args", new_args));
+  CHECK(jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors) ==
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].args: Forbidden: field is immutable: "
+        "20000 entries became 20001");
 }
