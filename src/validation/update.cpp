@@ -1,6 +1,7 @@
 #include "jobset_webhook/validation/update.h"
 
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -63,7 +64,7 @@ field::BadValue printed_new_value(const Change& change) {
 // "\"sidecar\"" for an entry with a name, else the entry itself, elided.
 std::string entry_label(JsonView entry) {
   const auto name = member(entry, "name");
-  if (name && name->type() == element_type::STRING) return field::go_quote(std::string_view(*name));
+  if (name && name->type() == element_type::STRING) return field::BadValue::string(std::string_view(*name)).printed();
   return field::BadValue::of(entry).printed();
 }
 
@@ -225,6 +226,9 @@ void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_pa
                                       "must be an integer"));
   } else if (*new_n < 0) {
     ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n), "must be greater than or equal to 0"));
+  } else if (*new_n > std::numeric_limits<std::int32_t>::max()) {
+    // replicas is an int32 upstream: a larger value never reaches a controller.
+    ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n), "must be no more than 2147483647"));
   } else {
     ctx.scaled.push_back({std::string(string_or_empty(member(new_rj, "name"))), old_n, *new_n});
   }
@@ -268,8 +272,8 @@ std::vector<std::string_view> names_of(const std::vector<JsonView>& entries) {
 std::string describe_reorder(const std::vector<std::string_view>& old_names, const std::vector<std::string_view>& new_names) {
   std::size_t i = 0;
   while (old_names[i] == new_names[i]) ++i;
-  return "replicatedJobs were reordered: [" + std::to_string(i) + "] was " + field::go_quote(old_names[i]) +
-         ", now " + field::go_quote(new_names[i]);
+  return "replicatedJobs were reordered: [" + std::to_string(i) + "] was " +
+         field::BadValue::string(old_names[i]).printed() + ", now " + field::BadValue::string(new_names[i]).printed();
 }
 
 // The list keeps its length and order: entries are matched by name, as the CRD's listMapKey and
