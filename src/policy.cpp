@@ -1,6 +1,9 @@
 #include "jobset_webhook/policy.h"
 
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace jobset_webhook {
 namespace {
@@ -9,13 +12,35 @@ Failure policy_error(const std::string& key, const std::string& problem) {
   return Failure{400, "policy: " + key + ": " + problem};
 }
 
-std::string known_keys(std::initializer_list<const char*> keys) {
+// One boolean switch of a section: its key in the file and where it lands.
+using Switch = std::pair<const char*, bool*>;
+
+std::string known_keys(const std::vector<Switch>& switches) {
   std::string out;
-  for (const char* k : keys) {
+  for (const auto& [k, target] : switches) {
     if (!out.empty()) out += ", ";
     out += k;
   }
   return out;
+}
+
+// Reads a mapping of booleans into the switches; null keeps every default.
+std::optional<Failure> read_switches(const std::string& section, const Json& value,
+                                     const std::vector<Switch>& switches) {
+  if (value.is_null()) return std::nullopt;
+  if (!value.is_object()) return policy_error(section, "must be a mapping, got " + value.dump());
+  for (const auto& [name, flag] : value.items()) {
+    bool* target = nullptr;
+    for (const auto& [k, t] : switches) {
+      if (name == k) target = t;
+    }
+    if (target == nullptr) {
+      return policy_error(section + "." + name, "unknown key (known: " + known_keys(switches) + ")");
+    }
+    if (!flag.is_boolean()) return policy_error(section + "." + name, "must be a boolean, got " + flag.dump());
+    *target = flag.get<bool>();
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -25,24 +50,17 @@ Result<Policy> parse_policy(const Json& document) {
   if (document.is_null()) return policy;  // an empty file keeps every default
   if (!document.is_object()) return policy_error("<root>", "must be a mapping, got " + document.dump());
   for (const auto& [key, value] : document.items()) {
-    if (key != "elastic") {
-      return policy_error(key, "unknown key (known: " + known_keys({"elastic"}) + ")");
+    std::optional<Failure> problem;
+    if (key == "elastic") {
+      problem = read_switches(key, value, {{"replicas", &policy.elastic.replicas},
+                                           {"parallelism", &policy.elastic.parallelism}});
+    } else if (key == "featureGates") {
+      problem = read_switches(key, value, {{"InPlaceRestart", &policy.feature_gates.in_place_restart},
+                                           {"RestartJob", &policy.feature_gates.restart_job}});
+    } else {
+      problem = policy_error(key, "unknown key (known: elastic, featureGates)");
     }
-    if (value.is_null()) continue;
-    if (!value.is_object()) return policy_error("elastic", "must be a mapping, got " + value.dump());
-    for (const auto& [name, flag] : value.items()) {
-      bool* target = nullptr;
-      if (name == "replicas") target = &policy.elastic.replicas;
-      if (name == "parallelism") target = &policy.elastic.parallelism;
-      if (target == nullptr) {
-        return policy_error("elastic." + name,
-                            "unknown key (known: " + known_keys({"replicas", "parallelism"}) + ")");
-      }
-      if (!flag.is_boolean()) {
-        return policy_error("elastic." + name, "must be a boolean, got " + flag.dump());
-      }
-      *target = flag.get<bool>();
-    }
+    if (problem) return *problem;
   }
   return policy;
 }

@@ -1,12 +1,17 @@
-// The upstream project's example JobSets (../shared/examples/jobset) as inputs to the UPDATE
-// rules: every replicas change is allowed, and a change to any single leaf of a template is denied
-// with exactly that leaf's path. The edits are generated, not hand-picked.
+// The upstream project's example JobSets (../shared/examples/jobset) as inputs to the CREATE and
+// UPDATE rules. CREATE: every example is admitted (the feature-gated ones with their gate on),
+// before and after its defaults. UPDATE: every replicas change is allowed, and a change to any
+// single leaf of a template is denied with exactly that leaf's path. The edits are generated, not
+// hand-picked.
 
 #include <filesystem>
 
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/defaulting/defaults.h"
+#include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/validation/create.h"
 #include "jobset_webhook/validation/field_kinds.h"
 #include "jobset_webhook/validation/update.h"
 #include "support/parsed.h"
@@ -19,7 +24,8 @@ using jobset_webhook::testing::Parsed;
 
 namespace {
 
-std::vector<std::pair<std::string, Json>> example_jobsets() {
+// Every JobSet document of the examples, as written, named "<file>:<name>".
+std::vector<std::pair<std::string, Json>> example_documents() {
   std::vector<std::pair<std::string, Json>> out;
   const fs::path root(JOBSET_EXAMPLES_DIR);
   REQUIRE(fs::is_directory(root));
@@ -35,13 +41,33 @@ std::vector<std::pair<std::string, Json>> example_jobsets() {
     REQUIRE(docs.ok());
     for (const auto& doc : docs.value()) {
       if (doc.value("kind", "") != "JobSet") continue;
-      Json js = doc;
-      // The suspended-JobSet exceptions are tested on their own; here every leaf is immutable.
-      if (js["spec"].contains("suspend")) js["spec"].erase("suspend");
-      out.emplace_back(fs::relative(file, root).string() + ":" + js["metadata"].value("name", ""), js);
+      out.emplace_back(fs::relative(file, root).string() + ":" + doc["metadata"].value("name", ""), doc);
     }
   }
   return out;
+}
+
+std::vector<std::pair<std::string, Json>> example_jobsets() {
+  auto out = example_documents();
+  // The suspended-JobSet exceptions are tested on their own; here every leaf is immutable.
+  for (auto& [name, js] : out) {
+    if (js["spec"].contains("suspend")) js["spec"].erase("suspend");
+  }
+  return out;
+}
+
+// The upstream feature gate an example needs (NOTICE.md of the examples lists them), or none.
+Policy gates_for(const std::string& name) {
+  Policy policy;
+  policy.feature_gates.in_place_restart = name.rfind("in-place-restart/", 0) == 0;
+  policy.feature_gates.restart_job = name.rfind("failure-policy/restartjob-action.yaml:", 0) == 0 ||
+                                     name.rfind("failure-policy/restartjobandignoremaxrestarts-action.yaml:", 0) == 0;
+  return policy;
+}
+
+std::string create_errors(const Json& js, const Policy& policy) {
+  const Parsed parsed(js);
+  return jobset_webhook::field::to_string(v::validate_create(parsed, policy));
 }
 
 struct Leaf {
@@ -123,4 +149,40 @@ TEST_CASE("Every single-leaf template edit of every example is denied at that le
     }
   }
   CHECK(edits > 400);
+}
+
+TEST_CASE("Every example JobSet is admitted on create, before and after its defaults", "[examples][create]") {
+  const auto examples = example_documents();
+  REQUIRE(examples.size() >= 20);
+  for (const auto& [name, js] : examples) {
+    DYNAMIC_SECTION(name) {
+      const Policy policy = gates_for(name);
+      CHECK(create_errors(js, policy) == "");
+      const Json ops = jobset_webhook::defaulting::defaults_patch(Parsed(js));
+      CHECK_FALSE(ops.empty());  // no example spells out every default
+      const auto defaulted = jobset_webhook::patch::apply(js, ops);
+      REQUIRE(defaulted.ok());
+      CHECK(create_errors(defaulted.value(), policy) == "");
+      CHECK(jobset_webhook::defaulting::defaults_patch(Parsed(defaulted.value())).dump() == "[]");
+    }
+  }
+}
+
+TEST_CASE("Feature-gated examples are rejected with upstream's default gates", "[examples][create]") {
+  std::size_t gated = 0;
+  for (const auto& [name, js] : example_documents()) {
+    const Policy needs = gates_for(name);
+    if (!needs.feature_gates.in_place_restart && !needs.feature_gates.restart_job) continue;
+    ++gated;
+    DYNAMIC_SECTION(name) {
+      const std::string want =
+          needs.feature_gates.in_place_restart
+              ? "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate "
+                "is disabled"
+              : "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not "
+                "allowed when RestartJob feature gate is disabled";
+      CHECK(create_errors(js, Policy{}) == want);
+    }
+  }
+  CHECK(gated == 4);
 }

@@ -10,6 +10,16 @@ TEST_CASE("An empty policy keeps the defaults", "[policy]") {
   REQUIRE(p.ok());
   CHECK(p.value().elastic.replicas);
   CHECK_FALSE(p.value().elastic.parallelism);
+  CHECK_FALSE(p.value().feature_gates.in_place_restart);
+  CHECK_FALSE(p.value().feature_gates.restart_job);
+}
+
+TEST_CASE("Feature gates are read by upstream's gate names", "[policy]") {
+  const auto p = parse_policy(Json::parse(R"({"featureGates": {"InPlaceRestart": true, "RestartJob": true}})"));
+  REQUIRE(p.ok());
+  CHECK(p.value().feature_gates.in_place_restart);
+  CHECK(p.value().feature_gates.restart_job);
+  CHECK(p.value().elastic.replicas);
 }
 
 TEST_CASE("Policy switches are read", "[policy]") {
@@ -22,12 +32,16 @@ TEST_CASE("Policy switches are read", "[policy]") {
 TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[policy]") {
   struct Case { const char* name; const char* doc; const char* want; };
   const std::vector<Case> cases = {
-      {"unknown top key", R"({"elastik": {}})", "policy: elastik: unknown key (known: elastic)"},
+      {"unknown top key", R"({"elastik": {}})", "policy: elastik: unknown key (known: elastic, featureGates)"},
       {"unknown nested key", R"({"elastic": {"replica": true}})",
        "policy: elastic.replica: unknown key (known: replicas, parallelism)"},
       {"wrong type", R"({"elastic": {"replicas": "yes"}})", R"(policy: elastic.replicas: must be a boolean, got "yes")"},
       {"not a mapping", R"([1])", "policy: <root>: must be a mapping, got [1]"},
       {"elastic not a mapping", R"({"elastic": true})", "policy: elastic: must be a mapping, got true"},
+      {"unknown gate", R"({"featureGates": {"ElasticJobSet": true}})",
+       "policy: featureGates.ElasticJobSet: unknown key (known: InPlaceRestart, RestartJob)"},
+      {"gate not a boolean", R"({"featureGates": {"RestartJob": 1}})",
+       "policy: featureGates.RestartJob: must be a boolean, got 1"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {

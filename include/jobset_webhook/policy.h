@@ -5,6 +5,9 @@
 //   elastic:
 //     replicas: true      # replicatedJobs[*].replicas may change (default true)
 //     parallelism: false  # upstream's ElasticJobSet rules for parallelism/completions (default false)
+//   featureGates:         # upstream JobSet's alpha feature gates that change CREATE validation
+//     InPlaceRestart: false  # allow failurePolicy.restartStrategy InPlaceRestart (default false)
+//     RestartJob: false      # allow failure-policy actions RestartJob[AndIgnoreMaxRestarts] (default false)
 
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/result.h"
@@ -16,7 +19,13 @@ struct Policy {
     bool replicas = true;
     bool parallelism = false;
   };
+  // Upstream's feature gates, with upstream v0.12.0's defaults (both alpha, off).
+  struct FeatureGates {
+    bool in_place_restart = false;
+    bool restart_job = false;
+  };
   Elastic elastic;
+  FeatureGates feature_gates;
 };
 
 // Reads a policy document already converted to JSON. Missing keys keep their defaults; an unknown

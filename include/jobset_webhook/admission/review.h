@@ -8,6 +8,9 @@
 //   that is not a jobset.x-k8s.io/v1alpha2 JobSet, an UPDATE without oldObject, an object or spec
 //   that is not an object) gets a response with allowed: false and status.code 400 saying what is
 //   wrong.
+// - The validating hook judges CREATE (validation/create.h) and UPDATE (validation/update.h). The
+//   mutating hook answers CREATE with the defaults (defaulting/defaults.h) as a base64 `patch` with
+//   `patchType: JSONPatch`, or no patch when nothing needs defaulting, and allows UPDATE unchanged.
 // - DELETE and CONNECT are allowed. dryRun changes nothing.
 // - A denial is upstream's: status.code 422, reason Invalid, message
 //   `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>`, details.causes one per error.

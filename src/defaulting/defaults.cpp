@@ -1,0 +1,165 @@
+#include "jobset_webhook/defaulting/defaults.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/validation/read.h"
+
+namespace jobset_webhook::defaulting {
+namespace {
+
+using validation::MaybeJson;
+using validation::member;
+using simdjson::dom::element_type;
+
+using Tokens = std::vector<std::string>;
+
+// Collects the operations of one patch. A value whose parent objects are missing becomes one "add"
+// of the first missing object, and later values below that object are merged into it, so that
+// e.g. a missing spec.network gets a single operation holding both of its defaults.
+class PatchBuilder {
+ public:
+  explicit PatchBuilder(JsonView root) : root_(root) {}
+
+  void set(const Tokens& path, Json value) {
+    JsonView node = root_;
+    for (std::size_t k = 0; k < path.size(); ++k) {
+      // A parent of the wrong type cannot take a default; the schema check reports it.
+      if (node.type() != element_type::OBJECT && node.type() != element_type::ARRAY) return;
+      JsonView child;
+      const bool exists = lookup(node, path[k], child);
+      const bool last = k + 1 == path.size();
+      if (!exists || child.type() == element_type::NULL_VALUE) {
+        if (node.type() == element_type::ARRAY) return;  // defaults never add list entries
+        const Tokens parent(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+        if (last) {
+          ops_.push_back(operation(exists, patch::pointer(parent), std::move(value)));
+        } else {
+          add_below_missing(parent, Tokens(path.begin() + static_cast<std::ptrdiff_t>(k) + 1, path.end()),
+                            std::move(value), exists);
+        }
+        return;
+      }
+      if (last) {
+        ops_.push_back(operation(true, patch::pointer(path), std::move(value)));
+        return;
+      }
+      node = child;
+    }
+  }
+
+  Json take() { return std::move(ops_); }
+
+ private:
+  // "add" for an absent member, "replace" for one that is there (null or ""), as a diff of the
+  // object before and after defaulting would say.
+  static Json operation(bool exists, std::string path, Json value) {
+    return {{"op", exists ? "replace" : "add"}, {"path", std::move(path)}, {"value", std::move(value)}};
+  }
+
+  // The member or list entry named by token, null included. False when there is none.
+  static bool lookup(JsonView node, const std::string& token, JsonView& child) {
+    if (node.type() == element_type::OBJECT) return JsonObjectView(node).at_key(token).get(child) == simdjson::SUCCESS;
+    std::size_t i = 0;
+    for (const char c : token) i = i * 10 + static_cast<std::size_t>(c - '0');
+    return JsonArrayView(node).at(i).get(child) == simdjson::SUCCESS;
+  }
+
+  void add_below_missing(const Tokens& missing, const Tokens& rest, Json value, bool exists) {
+    const std::string ptr = patch::pointer(missing);
+    Json::json_pointer below(patch::pointer(rest));
+    for (auto& [created, index] : created_) {
+      if (created == ptr) {
+        ops_[index]["value"][below] = std::move(value);
+        return;
+      }
+    }
+    Json object = Json::object();
+    object[below] = std::move(value);
+    created_.emplace_back(ptr, ops_.size());
+    ops_.push_back(operation(exists, ptr, std::move(object)));
+  }
+
+  JsonView root_;
+  Json ops_ = Json::array();
+  std::vector<std::pair<std::string, std::size_t>> created_;  // pointer of a created object, its op
+};
+
+bool absent(MaybeJson v) { return !v; }
+// Absent or "": what Go's `== ""` and `len(x) == 0` see for a string field.
+bool empty_string(MaybeJson v) { return !v || validation::string_of(v) == std::string_view(); }
+
+Tokens rjob_path(std::size_t i, std::initializer_list<const char*> rest) {
+  Tokens t{"spec", "replicatedJobs", std::to_string(i)};
+  t.insert(t.end(), rest.begin(), rest.end());
+  return t;
+}
+
+}  // namespace
+
+Json defaults_patch(JsonView js) {
+  PatchBuilder b(js);
+  const MaybeJson spec = member(js, "spec");
+  if (spec && spec->type() != element_type::OBJECT) return Json::array();
+  if (absent(member(spec, "successPolicy"))) b.set({"spec", "successPolicy"}, {{"operator", "All"}});
+  if (absent(member(spec, "startupPolicy"))) b.set({"spec", "startupPolicy"}, {{"startupPolicyOrder", "AnyOrder"}});
+
+  const auto rjobs = validation::items_of(member(spec, "replicatedJobs"));
+  for (std::size_t i = 0; i < rjobs.size(); ++i) {
+    if (rjobs[i].type() != element_type::OBJECT) continue;
+    const MaybeJson job_spec = validation::at(rjobs[i], {"template", "spec"});
+    if (absent(member(job_spec, "completionMode"))) b.set(rjob_path(i, {"template", "spec", "completionMode"}), "Indexed");
+    const MaybeJson restart = validation::at(job_spec, {"template", "spec", "restartPolicy"});
+    if (empty_string(restart)) {
+      b.set(rjob_path(i, {"template", "spec", "template", "spec", "restartPolicy"}), "OnFailure");
+    }
+  }
+
+  // Upstream sets network to {} first; the two fields below create it when it is missing.
+  const MaybeJson network = member(spec, "network");
+  if (absent(member(network, "enableDNSHostnames"))) b.set({"spec", "network", "enableDNSHostnames"}, true);
+  if (absent(member(network, "publishNotReadyAddresses"))) b.set({"spec", "network", "publishNotReadyAddresses"}, true);
+
+  const MaybeJson failure_policy = member(spec, "failurePolicy");
+  if (validation::is_object(failure_policy)) {
+    const auto rules = validation::items_of(member(failure_policy, "rules"));
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      if (rules[i].type() != element_type::OBJECT || !empty_string(member(rules[i], "name"))) continue;
+      b.set({"spec", "failurePolicy", "rules", std::to_string(i), "name"}, "failurePolicyRule" + std::to_string(i));
+    }
+  }
+
+  const auto policies = validation::items_of(member(spec, "volumeClaimPolicies"));
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    if (policies[i].type() != element_type::OBJECT || !absent(member(policies[i], "retentionPolicy"))) continue;
+    b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"}, {{"whenDeleted", "Delete"}});
+  }
+  return b.take();
+}
+
+Json crd_defaults_patch(JsonView js) {
+  PatchBuilder b(js);
+  const MaybeJson spec = member(js, "spec");
+  const auto rjobs = validation::items_of(member(spec, "replicatedJobs"));
+  for (std::size_t i = 0; i < rjobs.size(); ++i) {
+    if (rjobs[i].type() != element_type::OBJECT) continue;
+    if (absent(member(rjobs[i], "groupName"))) b.set(rjob_path(i, {"groupName"}), "default");
+    if (absent(member(rjobs[i], "replicas"))) b.set(rjob_path(i, {"replicas"}), 1);
+  }
+  const MaybeJson failure_policy = member(spec, "failurePolicy");
+  if (validation::is_object(failure_policy) && absent(member(failure_policy, "restartStrategy"))) {
+    b.set({"spec", "failurePolicy", "restartStrategy"}, "Recreate");
+  }
+  const auto policies = validation::items_of(member(spec, "volumeClaimPolicies"));
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    const MaybeJson retention = member(policies[i], "retentionPolicy");
+    if (validation::is_object(retention) && absent(member(*retention, "whenDeleted"))) {
+      b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy", "whenDeleted"}, "Delete");
+    }
+  }
+  return b.take();
+}
+
+}  // namespace jobset_webhook::defaulting

@@ -1,0 +1,112 @@
+// R12: spec.failurePolicy on CREATE (upstream's validateFailurePolicy).
+
+#include <algorithm>
+#include <array>
+
+#include "validation/create_internal.h"
+
+namespace jobset_webhook::validation {
+namespace {
+
+constexpr std::size_t kMinRuleNameLength = 1;
+constexpr std::size_t kMaxRuleNameLength = 128;
+// The RestartJob actions record restarts per Job in a status list of at most 1024 entries.
+constexpr std::int32_t kMaxReplicasPerReplicatedJob = 1024;
+
+// The reasons a batch/v1 Job's Failed condition can carry (SuccessPolicy is a success reason).
+constexpr std::array<std::string_view, 5> kValidOnJobFailureReasons = {
+    "BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded", "PodFailurePolicy"};
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_word(char c) { return is_letter(c) || (c >= '0' && c <= '9') || c == '_'; }
+
+// ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$
+bool is_rule_name(std::string_view name) {
+  if (name.empty() || !is_letter(name.front())) return false;
+  if (name.size() == 1) return true;
+  if (!is_word(name.back())) return false;
+  return std::all_of(name.begin() + 1, name.end(), [](char c) { return is_word(c) || c == ',' || c == ':'; });
+}
+
+bool is_restart_job_action(std::string_view action) {
+  return action == "RestartJob" || action == "RestartJobAndIgnoreMaxRestarts";
+}
+
+// Go's %v of a []int: "[0 1]".
+std::string go_int_list(const std::vector<std::size_t>& ints) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < ints.size(); ++i) out += (i > 0 ? " " : "") + std::to_string(ints[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
+  const auto rules = items_of(at(in.spec, {"failurePolicy", "rules"}));
+  const bool has_restart_job = std::any_of(rules.begin(), rules.end(), [](JsonView rule) {
+    return is_restart_job_action(string_or_empty(member(rule, "action")));
+  });
+  if (has_restart_job) {
+    if (!in.policy.feature_gates.restart_job) {
+      // Upstream stops here: the other failure-policy checks do not run.
+      errs.push_back(plain_error(
+          "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob "
+          "feature gate is disabled"));
+      return;
+    }
+    const bool too_many = std::any_of(in.replicated_jobs.begin(), in.replicated_jobs.end(), [](JsonView rjob) {
+      return replicated_job_replicas(rjob) > kMaxReplicasPerReplicatedJob;
+    });
+    if (too_many) {
+      errs.push_back(plain_error(
+          "JobSet cannot have a failure policy rule with RestartJob or RestartJobAndIgnoreMaxRestarts action and a "
+          "replicated job with replicas > 1024"));
+    }
+  }
+
+  // Names in order of first use, with the indices of the rules that use them. Upstream walks a Go
+  // map here, so its order across several repeated names is random; first use is ours.
+  std::vector<std::pair<std::string_view, std::vector<std::size_t>>> by_name;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const auto name = string_or_empty(member(rules[i], "name"));
+    if (name.size() < kMinRuleNameLength || name.size() > kMaxRuleNameLength) {
+      errs.push_back(plain_error("invalid failure policy rule name of length " + std::to_string(name.size()) +
+                                 ", the rule name must be at least 1 characters long and at most 128 characters long"));
+    }
+    const auto same = std::find_if(by_name.begin(), by_name.end(), [&](const auto& e) { return e.first == name; });
+    if (same == by_name.end()) {
+      by_name.push_back({name, {i}});
+    } else {
+      same->second.push_back(i);
+    }
+    if (!is_rule_name(name)) {
+      errs.push_back(plain_error(
+          "invalid failure policy rule name '" + std::string(name) +
+          "', a failure policy rule name must start with an alphabetic character, optionally followed by a string of "
+          "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'"));
+    }
+    for (const auto& target : items_of(member(rules[i], "targetReplicatedJobs"))) {
+      const auto target_name = string_or_empty(target);
+      if (!in.replicated_job_names.contains(target_name)) {
+        errs.push_back(plain_error("invalid replicatedJob name '" + std::string(target_name) +
+                                   "' in failure policy does not appear in .spec.ReplicatedJobs"));
+      }
+    }
+    for (const auto& reason : items_of(member(rules[i], "onJobFailureReasons"))) {
+      const auto reason_text = string_or_empty(reason);
+      if (std::find(kValidOnJobFailureReasons.begin(), kValidOnJobFailureReasons.end(), reason_text) ==
+          kValidOnJobFailureReasons.end()) {
+        errs.push_back(plain_error("invalid job failure reason '" + std::string(reason_text) +
+                                   "' in failure policy is not a recognized job failure reason"));
+      }
+    }
+  }
+  for (const auto& [name, indices] : by_name) {
+    if (indices.size() > 1) {
+      errs.push_back(plain_error("rule names are not unique, rules with indices " + go_int_list(indices) +
+                                 " all have the same name '" + std::string(name) + "'"));
+    }
+  }
+}
+
+}  // namespace jobset_webhook::validation

@@ -1,0 +1,225 @@
+// Upstream's TestJobSetDefaulting (kubernetes-sigs/jobset v0.12.0) translated: each case pins the
+// exact patch, and that applying it gives upstream's expected object.
+
+#include "jobset_webhook/defaulting/defaults.h"
+
+#include <catch2/catch.hpp>
+
+#include "jobset_webhook/patch/json_patch.h"
+#include "support/parsed.h"
+
+namespace d = jobset_webhook::defaulting;
+namespace patch = jobset_webhook::patch;
+using jobset_webhook::Json;
+using jobset_webhook::testing::Parsed;
+
+namespace {
+
+const Json kPodTemplate = {{"spec", {{"restartPolicy", "Never"}, {"containers", {{{"name", "test-container"}, {"image", "busybox:latest"}}}}}}};
+const Json kSuccess = {{"operator", "All"}};
+const Json kStartup = {{"startupPolicyOrder", "AnyOrder"}};
+const Json kNetwork = {{"enableDNSHostnames", true}, {"publishNotReadyAddresses", true}};
+const std::string kController = "jobset.sigs.k8s.io/jobset-controller";
+
+// One ReplicatedJob without a name, as upstream's defaulting cases write it.
+Json rjobs(Json completion_mode, Json pod = kPodTemplate) {
+  Json spec = {{"template", std::move(pod)}};
+  if (!completion_mode.is_null()) spec["completionMode"] = std::move(completion_mode);
+  return Json::array({{{"template", {{"spec", std::move(spec)}}}}});
+}
+
+Json with(Json js, const std::string& pointer, Json value) {
+  js[Json::json_pointer(pointer)] = std::move(value);
+  return js;
+}
+
+Json without(Json js, const std::string& pointer) {
+  const Json::json_pointer p(pointer);
+  js[p.parent_pointer()].erase(p.back());
+  return js;
+}
+
+// A JobSet with upstream's standard defaults already set and an Indexed job.
+Json defaulted() {
+  return {{"spec",
+           {{"successPolicy", kSuccess},
+            {"startupPolicy", kStartup},
+            {"network", kNetwork},
+            {"replicatedJobs", rjobs("Indexed")},
+            {"managedBy", kController}}}};
+}
+
+// Equality of JSON values whatever the key order (ordered_json compares in order).
+bool same(const Json& a, const Json& b) { return nlohmann::json::parse(a.dump()) == nlohmann::json::parse(b.dump()); }
+
+struct Case {
+  std::string name;
+  Json js;
+  std::string want_patch;  // the patch as the webhook sends it (before base64)
+  Json want;               // the object after the patch
+};
+
+void run_cases(const std::vector<Case>& cases) {
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const Parsed js(c.js);
+      const Json ops = d::defaults_patch(js);
+      CHECK(ops.dump() == c.want_patch);
+      const auto applied = patch::apply(c.js, ops);
+      REQUIRE(applied.ok());
+      CHECK(same(applied.value(), c.want));
+      // Defaulting what was defaulted changes nothing.
+      CHECK(d::defaults_patch(Parsed(applied.value())).empty());
+    }
+  }
+}
+
+const std::string kCompletionMode = "/spec/replicatedJobs/0/template/spec/completionMode";
+const std::string kRestartPolicy = "/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy";
+
+}  // namespace
+
+TEST_CASE("Upstream's defaulting cases, translated", "[defaulting]") {
+  const Json no_mode = with(defaulted(), "/spec/replicatedJobs", rjobs(nullptr));
+  const Json non_indexed = without(with(defaulted(), kCompletionMode, "NonIndexed"), "/spec/startupPolicy");
+  const Json dns_unset = without(defaulted(), "/spec/network");
+  const Json dns_false = with(with(defaulted(), "/spec/network", {{"enableDNSHostnames", false}}), kCompletionMode, "NonIndexed");
+  const Json publish_false =
+      with(with(defaulted(), "/spec/network", {{"publishNotReadyAddresses", false}}), kCompletionMode, "NonIndexed");
+  const Json publish_true =
+      with(with(defaulted(), "/spec/network", {{"enableDNSHostnames", false}, {"publishNotReadyAddresses", true}}),
+           kCompletionMode, "NonIndexed");
+  const Json restart_unset = with(defaulted(), "/spec/replicatedJobs", rjobs("Indexed", {{"spec", Json::object()}}));
+  const Json restart_always =
+      with(defaulted(), "/spec/replicatedJobs", rjobs("Indexed", {{"spec", {{"restartPolicy", "Always"}}}}));
+  const Json unnamed_rule = with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy", {{"rules", {Json::object()}}});
+  const Json two_rules =
+      with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy", {{"rules", {{{"name", "ruleWithAName"}}, Json::object()}}});
+  const Json claim = with(defaulted(), "/spec/volumeClaimPolicies", {{{"templates", {{{"metadata", {{"name", "test-volume"}}}}}}}});
+  run_cases({
+      {"job completion mode is unset", no_mode,
+       R"([{"op":"add","path":"/spec/replicatedJobs/0/template/spec/completionMode","value":"Indexed"}])",
+       with(no_mode, kCompletionMode, "Indexed")},
+      {"job completion mode is set to non-indexed", non_indexed,
+       R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}}])",
+       with(non_indexed, "/spec/startupPolicy", kStartup)},
+      {"enableDNSHostnames is unset", dns_unset,
+       R"([{"op":"add","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}])",
+       with(dns_unset, "/spec/network", kNetwork)},
+      {"enableDNSHostnames is false", dns_false,
+       R"([{"op":"add","path":"/spec/network/publishNotReadyAddresses","value":true}])",
+       with(dns_false, "/spec/network/publishNotReadyAddresses", true)},
+      {"PublishNotReadyNetworkAddresess is false", publish_false,
+       R"([{"op":"add","path":"/spec/network/enableDNSHostnames","value":true}])",
+       with(publish_false, "/spec/network/enableDNSHostnames", true)},
+      {"PublishNotReadyNetworkAddresess is true", publish_true, "[]", publish_true},
+      {"pod restart policy unset", restart_unset,
+       R"([{"op":"add","path":"/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy","value":"OnFailure"}])",
+       with(restart_unset, kRestartPolicy, "OnFailure")},
+      {"pod restart policy set", restart_always, "[]", restart_always},
+      {"success policy unset", without(restart_always, "/spec/successPolicy"),
+       R"([{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}}])", restart_always},
+      {"success policy operator set, replicatedJobNames unset",
+       with(restart_always, "/spec/successPolicy", {{"operator", "Any"}}), "[]",
+       with(restart_always, "/spec/successPolicy", {{"operator", "Any"}})},
+      {"startup policy order InOrder set", with(restart_always, "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}}),
+       "[]", with(restart_always, "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}})},
+      {"managedBy field is left nil", without(without(defaulted(), "/spec/managedBy"), "/spec/startupPolicy"),
+       R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}}])",
+       without(defaulted(), "/spec/managedBy")},
+      {"when provided, managedBy field is preserved",
+       without(with(defaulted(), "/spec/managedBy", "other-controller"), "/spec/startupPolicy"),
+       R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}}])",
+       with(defaulted(), "/spec/managedBy", "other-controller")},
+      {"failure policy rule name is defaulted when: there is one rule and it does not have a name", unnamed_rule,
+       R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
+       R"({"op":"add","path":"/spec/failurePolicy/rules/0/name","value":"failurePolicyRule0"}])",
+       with(with(unnamed_rule, "/spec/startupPolicy", kStartup), "/spec/failurePolicy/rules/0/name", "failurePolicyRule0")},
+      {"failure policy rule name is defaulted when: there are two rules, the first rule has a name, the second rule does "
+       "not have a name",
+       two_rules,
+       R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
+       R"({"op":"add","path":"/spec/failurePolicy/rules/1/name","value":"failurePolicyRule1"}])",
+       with(with(two_rules, "/spec/startupPolicy", kStartup), "/spec/failurePolicy/rules/1/name", "failurePolicyRule1")},
+      {"volumeClaimPolicy retentionPolicy is defaulted to Delete when nil", claim,
+       R"([{"op":"add","path":"/spec/volumeClaimPolicies/0/retentionPolicy","value":{"whenDeleted":"Delete"}}])",
+       with(claim, "/spec/volumeClaimPolicies/0/retentionPolicy", {{"whenDeleted", "Delete"}})},
+  });
+}
+
+TEST_CASE("Missing parents are created in one operation per missing object", "[defaulting]") {
+  const Json no_spec = {{"metadata", {{"name", "js"}}}};
+  const Json bare_rjob = {{"spec", {{"replicatedJobs", {{{"name", "w"}}}}}}};
+  const Json no_pod_spec = {{"spec", {{"replicatedJobs", {{{"name", "w"}, {"template", {{"spec", {{"completionMode", "Indexed"}}}}}}}}}}};
+  run_cases({
+      {"a JobSet without spec gets one spec", no_spec,
+       R"([{"op":"add","path":"/spec","value":{"successPolicy":{"operator":"All"},"startupPolicy":{"startupPolicyOrder":"AnyOrder"},)"
+       R"("network":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}}])",
+       with(no_spec, "/spec", {{"successPolicy", kSuccess}, {"startupPolicy", kStartup}, {"network", kNetwork}})},
+      {"a replicatedJob without template gets one template", bare_rjob,
+       R"([{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}},)"
+       R"({"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
+       R"({"op":"add","path":"/spec/replicatedJobs/0/template","value":{"spec":{"completionMode":"Indexed","template":{"spec":{"restartPolicy":"OnFailure"}}}}},)"
+       R"({"op":"add","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}])",
+       {{"spec",
+         {{"replicatedJobs",
+           {{{"name", "w"},
+             {"template", {{"spec", {{"completionMode", "Indexed"}, {"template", {{"spec", {{"restartPolicy", "OnFailure"}}}}}}}}}}}},
+          {"successPolicy", kSuccess},
+          {"startupPolicy", kStartup},
+          {"network", kNetwork}}}}},
+      {"a job without pod spec gets one pod template", no_pod_spec,
+       R"([{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}},)"
+       R"({"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
+       R"({"op":"add","path":"/spec/replicatedJobs/0/template/spec/template","value":{"spec":{"restartPolicy":"OnFailure"}}},)"
+       R"({"op":"add","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}])",
+       with(with(with(with(no_pod_spec, "/spec/replicatedJobs/0/template/spec/template", {{"spec", {{"restartPolicy", "OnFailure"}}}}),
+                      "/spec/successPolicy", kSuccess),
+                 "/spec/startupPolicy", kStartup),
+            "/spec/network", kNetwork)},
+  });
+}
+
+TEST_CASE("Present but empty values are replaced, as a diff would say", "[defaulting]") {
+  const Json nulls = with(with(with(defaulted(), "/spec/successPolicy", nullptr), "/spec/network", nullptr),
+                          "/spec/failurePolicy", {{"rules", {{{"name", ""}}}}});
+  const Json empty_restart = with(defaulted(), kRestartPolicy, "");
+  run_cases({
+      {"null policies and an empty rule name", nulls,
+       R"([{"op":"replace","path":"/spec/successPolicy","value":{"operator":"All"}},)"
+       R"({"op":"replace","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}},)"
+       R"({"op":"replace","path":"/spec/failurePolicy/rules/0/name","value":"failurePolicyRule0"}])",
+       with(with(with(nulls, "/spec/successPolicy", kSuccess), "/spec/network", kNetwork), "/spec/failurePolicy/rules/0/name",
+            "failurePolicyRule0")},
+      {"an empty restartPolicy", empty_restart,
+       R"([{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy","value":"OnFailure"}])",
+       with(empty_restart, kRestartPolicy, "OnFailure")},
+  });
+}
+
+TEST_CASE("Values of the wrong type are left to validation", "[defaulting]") {
+  const std::vector<std::string> inputs = {
+      R"([])",
+      R"({"spec":"x"})",
+      R"({"spec":{"successPolicy":"x","startupPolicy":1,"network":[],"failurePolicy":"x","volumeClaimPolicies":"x","replicatedJobs":"x"}})",
+      R"({"spec":{"successPolicy":{},"startupPolicy":{},"network":{"enableDNSHostnames":"x","publishNotReadyAddresses":0},)"
+      R"("failurePolicy":{"rules":[1,{"name":3}]},"volumeClaimPolicies":[1,{"retentionPolicy":"x"}],)"
+      R"("replicatedJobs":[1,null,{"template":"x"},{"template":{"spec":{"completionMode":5,"template":{"spec":{"restartPolicy":7}}}}}]}})",
+  };
+  for (const auto& input : inputs) {
+    DYNAMIC_SECTION(input) { CHECK(d::defaults_patch(Parsed(input)).dump() == "[]"); }
+  }
+}
+
+TEST_CASE("The CRD's own defaults fill what the API server fills", "[defaulting]") {
+  const Json js = {{"spec",
+                    {{"replicatedJobs", {{{"name", "a"}}, {{"name", "b"}, {"groupName", "g"}, {"replicas", 3}}}},
+                     {"failurePolicy", Json::object()},
+                     {"volumeClaimPolicies", {Json::object(), {{"retentionPolicy", Json::object()}}}}}}};
+  CHECK(d::crd_defaults_patch(Parsed(js)).dump() ==
+        R"([{"op":"add","path":"/spec/replicatedJobs/0/groupName","value":"default"},)"
+        R"({"op":"add","path":"/spec/replicatedJobs/0/replicas","value":1},)"
+        R"({"op":"add","path":"/spec/failurePolicy/restartStrategy","value":"Recreate"},)"
+        R"({"op":"add","path":"/spec/volumeClaimPolicies/1/retentionPolicy/whenDeleted","value":"Delete"}])");
+  CHECK(d::crd_defaults_patch(Parsed(R"({"spec":{"replicatedJobs":[{"groupName":"x","replicas":0}]}})")).dump() == "[]");
+}

@@ -1,0 +1,64 @@
+#include "jobset_webhook/patch/json_patch.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/parsed.h"
+
+namespace patch = jobset_webhook::patch;
+using jobset_webhook::Json;
+using jobset_webhook::testing::Parsed;
+
+TEST_CASE("Pointer tokens escape ~ before /", "[patch]") {
+  CHECK(patch::escape_token("plain") == "plain");
+  CHECK(patch::escape_token("a/b~c") == "a~1b~0c");
+  CHECK(patch::escape_token("~1") == "~01");
+  CHECK(patch::escape_token("") == "");
+  CHECK(patch::pointer({"metadata", "labels", "jobset.sigs.k8s.io/name"}) == "/metadata/labels/jobset.sigs.k8s.io~1name");
+  CHECK(patch::pointer({}) == "");
+}
+
+TEST_CASE("An escaped pointer addresses the key it was built from", "[patch]") {
+  const Json doc = {{"metadata", {{"annotations", Json::object()}}}};
+  const Json ops = {{{"op", "add"}, {"path", patch::pointer({"metadata", "annotations", "a/b~c"})}, {"value", "v"}}};
+  const auto out = patch::apply(doc, ops);
+  REQUIRE(out.ok());
+  CHECK(out.value()["metadata"]["annotations"]["a/b~c"] == "v");
+}
+
+TEST_CASE("A patch applies its operations in order", "[patch]") {
+  const Json doc = Json::parse(R"({"spec":{"a":1,"list":[1,2]}})");
+  const Json ops = Json::parse(R"([{"op":"add","path":"/spec/b","value":{"c":true}},
+    {"op":"replace","path":"/spec/a","value":2},{"op":"remove","path":"/spec/list/0"},
+    {"op":"test","path":"/spec/b/c","value":true}])");
+  const auto out = patch::apply(doc, ops);
+  REQUIRE(out.ok());
+  CHECK(out.value().dump() == R"({"spec":{"a":2,"list":[2],"b":{"c":true}}})");
+}
+
+TEST_CASE("A patch that cannot apply is a failure, not an exception", "[patch]") {
+  struct Case { const char* name; const char* ops; const char* want; };
+  const std::vector<Case> cases = {
+      {"missing parent", R"([{"op":"add","path":"/spec/x/y","value":1}])",
+       "patch: [json.exception.out_of_range.403] key 'x' not found"},
+      {"failed test", R"([{"op":"test","path":"/spec/a","value":2}])",
+       "patch: [json.exception.other_error.501] unsuccessful: {\"op\":\"test\",\"path\":\"/spec/a\",\"value\":2}"},
+      {"unknown op", R"([{"op":"merge","path":"/spec","value":{}}])",
+       "patch: [json.exception.parse_error.105] parse error: operation value 'merge' is invalid"},
+      {"not a list", R"({"op":"add"})", "patch: must be a list of operations, got {\"op\":\"add\"}"},
+  };
+  const Json doc = Json::parse(R"({"spec":{"a":1}})");
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto out = patch::apply(doc, Json::parse(c.ops));
+      REQUIRE_FALSE(out.ok());
+      CHECK(out.failure().message == c.want);
+    }
+  }
+}
+
+TEST_CASE("A parsed view converts to the same document", "[patch]") {
+  const std::string text = R"({"a":[1,-2,3.5,"x",true,null,{"b":{}}],"c":"\u00e9\n"})";
+  const auto out = patch::to_json(Parsed(text));
+  REQUIRE(out.ok());
+  CHECK(out.value() == Json::parse(text));
+}
