@@ -1,6 +1,7 @@
 #include "jobset_webhook/defaulting/defaults.h"
 
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -70,21 +71,19 @@ class PatchBuilder {
   void add_below_missing(const Tokens& missing, const Tokens& rest, Json value, bool exists) {
     const std::string ptr = patch::pointer(missing);
     Json::json_pointer below(patch::pointer(rest));
-    for (auto& [created, index] : created_) {
-      if (created == ptr) {
-        ops_[index]["value"][below] = std::move(value);
-        return;
-      }
+    if (const auto it = created_.find(ptr); it != created_.end()) {
+      ops_[it->second]["value"][below] = std::move(value);
+      return;
     }
     Json object = Json::object();
     object[below] = std::move(value);
-    created_.emplace_back(ptr, ops_.size());
+    created_.emplace(ptr, ops_.size());
     ops_.push_back(operation(exists, ptr, std::move(object)));
   }
 
   JsonView root_;
   Json ops_ = Json::array();
-  std::vector<std::pair<std::string, std::size_t>> created_;  // pointer of a created object, its op
+  std::unordered_map<std::string, std::size_t> created_;  // pointer of a created object -> its op
 };
 
 bool absent(MaybeJson v) { return !v; }

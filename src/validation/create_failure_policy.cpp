@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 
 #include "validation/create_internal.h"
 
@@ -67,17 +68,17 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
   // Names in order of first use, with the indices of the rules that use them. Upstream walks a Go
   // map here, so its order across several repeated names is random; first use is ours.
   std::vector<std::pair<std::string_view, std::vector<std::size_t>>> by_name;
+  std::unordered_map<std::string_view, std::size_t> position;  // name -> its entry in by_name
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const auto name = string_or_empty(member(rules[i], "name"));
     if (name.size() < kMinRuleNameLength || name.size() > kMaxRuleNameLength) {
       errs.push_back(plain_error("invalid failure policy rule name of length " + std::to_string(name.size()) +
                                  ", the rule name must be at least 1 characters long and at most 128 characters long"));
     }
-    const auto same = std::find_if(by_name.begin(), by_name.end(), [&](const auto& e) { return e.first == name; });
-    if (same == by_name.end()) {
+    if (const auto [it, added] = position.emplace(name, by_name.size()); added) {
       by_name.push_back({name, {i}});
     } else {
-      same->second.push_back(i);
+      by_name[it->second].second.push_back(i);
     }
     if (!is_rule_name(name)) {
       errs.push_back(plain_error(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 
 #include "jobset_webhook/validation/create.h"
 #include "jobset_webhook/validation/field_kinds.h"
@@ -250,6 +251,20 @@ void check_int32(const field::Path& path, JsonView v, field::ErrorList& errs) {
   }
 }
 
+// Entries are told apart by the key's compact JSON ("" for an entry without the key), in a hash
+// set: a list of many entries must not cost a comparison of every pair.
+void check_list_map_keys(std::string_view key_name, const std::vector<JsonView>& entries, const field::Path& path,
+                         field::ErrorList& errs) {
+  std::unordered_set<std::string> seen;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const MaybeJson key = member(entries[i], key_name);
+    if (seen.insert(key ? simdjson::to_string(*key) : std::string()).second) continue;
+    Json shown = Json::object();
+    if (key) shown[std::string(key_name)] = Json::parse(simdjson::to_string(*key), nullptr, false);
+    errs.push_back(field::duplicate(path.index(i), field::BadValue::of(shown)));
+  }
+}
+
 void check(const Node& node, JsonView v, field::Path& path, field::ErrorList& errs) {
   if (v.type() == element_type::NULL_VALUE) return;
   if (node.kind != nullptr) return check_kind(*node.kind, v, path, errs);
@@ -289,18 +304,7 @@ void check(const Node& node, JsonView v, field::Path& path, field::ErrorList& er
       path.pop();
     }
     // listType map: entries are keyed; the API server reports each repeat of an earlier key.
-    if (!node.list_map_key.empty()) {
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        const MaybeJson key = member(entries[i], node.list_map_key);
-        const bool repeated = std::any_of(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(i), [&](JsonView e) {
-          return json_equal(member(e, node.list_map_key), key);
-        });
-        if (!repeated) continue;
-        Json shown = Json::object();
-        if (key) shown[std::string(node.list_map_key)] = Json::parse(simdjson::to_string(*key), nullptr, false);
-        errs.push_back(field::duplicate(path.index(i), field::BadValue::of(shown)));
-      }
-    }
+    if (!node.list_map_key.empty()) check_list_map_keys(node.list_map_key, entries, path, errs);
   }
 }
 
