@@ -2,7 +2,7 @@
 
 // The CREATE rules for a JobSet, at parity with upstream kubernetes-sigs/jobset v0.12.0, plus
 // main's check of child names against the name generateName will produce. See
-// docs/create-and-defaults.md for every rule with its path and message.
+// docs/policy.md for every rule with its path and message.
 //
 // Three layers, as the API server runs them for a CREATE:
 //   1. defaults: the CRD's own and the mutating webhook's (defaulting/defaults.h);
