@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <openssl/evp.h>
 
 #include "jobset_webhook/cli/commands.h"
 #include "jobset_webhook/cli/x509.h"
@@ -43,7 +42,8 @@ std::string base64(const std::string& bytes) {
 // the target never exists half-written or briefly readable by others. Without force the move is
 // a link(), which fails rather than replace a file that appeared since the check.
 Result<bool> write_file(const fs::path& target, const std::string& content, mode_t mode, bool force) {
-  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  const fs::path temp =
+      target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
   const auto error = [&](const std::string& what) {
     const std::string message = what + ": " + std::strerror(errno);
     ::unlink(temp.c_str());
@@ -91,7 +91,8 @@ int certs(const CertsOptions& options) {
 
   std::vector<std::string> existing;
   for (const auto name : {server::kCaFileName, server::kCertFileName, server::kKeyFileName}) {
-    if (fs::symlink_status(dir / name, ec).type() != fs::file_type::not_found) existing.push_back((dir / name).string());
+    if (fs::symlink_status(dir / name, ec).type() != fs::file_type::not_found)
+      existing.push_back((dir / name).string());
   }
   if (!existing.empty() && !options.force) {
     std::string list;
@@ -119,8 +120,8 @@ int certs(const CertsOptions& options) {
   }
 
   std::cerr << "jobset-webhook certs: wrote " << (dir / server::kCaFileName).string() << ", "
-            << (dir / server::kCertFileName).string() << ", " << (dir / server::kKeyFileName).string()
-            << " for " << options.service << "." << options.ns << ".svc; caBundle on stdout\n";
+            << (dir / server::kCertFileName).string() << ", " << (dir / server::kKeyFileName).string() << " for "
+            << options.service << "." << options.ns << ".svc; caBundle on stdout\n";
   std::cout << base64(c.ca_pem) << "\n";
   return kExitOk;
 }

@@ -1,12 +1,11 @@
 #include "jobset_webhook/cli/x509.h"
 
 #include <arpa/inet.h>
+#include <openssl/pem.h>
 
 #include <algorithm>
 #include <ctime>
 #include <string>
-
-#include <openssl/pem.h>
 
 #include "cli/openssl_internal.h"
 
@@ -31,7 +30,8 @@ Result<ossl::Pkey> generate_key(KeyType type) {
   const bool ec = type == KeyType::kEcdsaP256;
   ossl::PkeyCtx ctx(EVP_PKEY_CTX_new_from_name(nullptr, ec ? "EC" : "RSA", nullptr));
   if (!ctx || EVP_PKEY_keygen_init(ctx.get()) <= 0) return openssl_failure("key generation");
-  const int set = ec ? EVP_PKEY_CTX_set_group_name(ctx.get(), "P-256") : EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), 2048);
+  const int set =
+      ec ? EVP_PKEY_CTX_set_group_name(ctx.get(), "P-256") : EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), 2048);
   EVP_PKEY* raw = nullptr;
   if (set <= 0 || EVP_PKEY_generate(ctx.get(), &raw) <= 0) return openssl_failure("key generation");
   return ossl::Pkey(raw);
@@ -102,10 +102,12 @@ std::string pem_of(EVP_PKEY* key) {
 
 Result<std::vector<std::string>> subject_alt_names(const ServingCertificateRequest& request) {
   if (!is_dns_label(request.service)) {
-    return Failure{400, "service \"" + request.service + "\" is not a DNS label (lowercase letters, digits and '-', at most 63)"};
+    return Failure{
+        400, "service \"" + request.service + "\" is not a DNS label (lowercase letters, digits and '-', at most 63)"};
   }
   if (!is_dns_label(request.ns)) {
-    return Failure{400, "namespace \"" + request.ns + "\" is not a DNS label (lowercase letters, digits and '-', at most 63)"};
+    return Failure{
+        400, "namespace \"" + request.ns + "\" is not a DNS label (lowercase letters, digits and '-', at most 63)"};
   }
   auto sans = service_dns_names(request.service, request.ns);
   for (const auto& extra : request.extra_sans) {
@@ -138,14 +140,16 @@ bool is_dns_name(std::string_view san) {
     const auto label = san.substr(0, dot);
     if (!is_dns_label(label)) return false;
     // An all-digit last label would let an IPv4 literal pass as a name (RFC 3696, section 2).
-    if (dot == std::string_view::npos) return !std::all_of(label.begin(), label.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (dot == std::string_view::npos)
+      return !std::all_of(label.begin(), label.end(), [](char c) { return c >= '0' && c <= '9'; });
     san.remove_prefix(dot + 1);
   }
 }
 
 Result<ServingCertificates> issue_serving_certificates(const ServingCertificateRequest& request) {
   if (request.days < 1 || request.days > kMaxDays) {
-    return Failure{400, "days must be between 1 and " + std::to_string(kMaxDays) + ", got " + std::to_string(request.days)};
+    return Failure{400,
+                   "days must be between 1 and " + std::to_string(kMaxDays) + ", got " + std::to_string(request.days)};
   }
   auto sans = subject_alt_names(request);
   if (!sans.ok()) return sans.failure();
@@ -179,8 +183,8 @@ Result<ServingCertificates> issue_serving_certificates(const ServingCertificateR
   if (!leaf.ok()) return leaf.failure();
   X509* cert = leaf.value().get();
   // keyEncipherment only means something for RSA key exchange; an ECDSA key only signs.
-  const char* usage = request.key_type == KeyType::kRsa2048 ? "critical,digitalSignature,keyEncipherment"
-                                                              : "critical,digitalSignature";
+  const char* usage =
+      request.key_type == KeyType::kRsa2048 ? "critical,digitalSignature,keyEncipherment" : "critical,digitalSignature";
   if (X509_set_issuer_name(cert, X509_get_subject_name(ca_cert)) != 1 ||
       !add_extension(cert, ca_cert, NID_basic_constraints, "critical,CA:FALSE") ||
       !add_extension(cert, ca_cert, NID_key_usage, usage) ||

@@ -1,10 +1,9 @@
 #include <sys/stat.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "support/process.h"
 #include "support/x509_verify.h"
@@ -21,8 +20,8 @@ const std::string kArgs = "certs --service jobset-webhook --namespace jobset-sys
 
 // A fresh directory path that does not exist yet; removed when the test ends.
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("jobset-webhook-certs-" + std::to_string(::getpid()) + "-" +
-                                               std::to_string(std::rand()));
+  fs::path path = fs::temp_directory_path() /
+                  ("jobset-webhook-certs-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
   ~TempDir() { fs::remove_all(path); }
 };
 
@@ -120,8 +119,10 @@ TEST_CASE("certs refuses bad arguments with exit 2 and writes nothing", "[cli][c
     std::string want_err;  // the start of stderr
   };
   const std::vector<Case> cases = {
-      {"bad key type", " --key-type ed25519", R"(jobset-webhook certs: --key-type must be ecdsa-p256 or rsa-2048, got "ed25519")"},
-      {"bad SAN", " --extra-san 'a b'", R"(jobset-webhook certs: extra SAN "a b" is neither a DNS name (lowercase) nor an IP address)"},
+      {"bad key type", " --key-type ed25519",
+       R"(jobset-webhook certs: --key-type must be ecdsa-p256 or rsa-2048, got "ed25519")"},
+      {"bad SAN", " --extra-san 'a b'",
+       R"(jobset-webhook certs: extra SAN "a b" is neither a DNS name (lowercase) nor an IP address)"},
       {"bad days", " --days 0", "jobset-webhook certs: days must be between 1 and 3650, got 0"},
       {"days not a number", " --days soon", "Could not convert: --days = soon"},
   };

@@ -2,10 +2,9 @@
 
 #include <arpa/inet.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "support/x509_verify.h"
 
@@ -64,13 +63,20 @@ TEST_CASE("Extra SANs are IP literals or lowercase DNS names", "[cli][x509]") {
     bool dns;
   };
   const std::vector<Case> cases = {
-      {"127.0.0.1", true, false},       {"::1", true, false},
-      {"fd00::10:96:0:1", true, false}, {"webhook.example.com", false, true},
-      {"localhost", false, true},       {"*.example.com", false, true},
-      {"Webhook.example.com", false, false}, {"a b", false, false},
-      {"-bad.example.com", false, false},    {"bad-.example.com", false, false},
-      {"example..com", false, false},   {"", false, false},
-      {"fe80::1%eth0", false, false},   {"DNS:x,IP:1.2.3.4", false, false},
+      {"127.0.0.1", true, false},
+      {"::1", true, false},
+      {"fd00::10:96:0:1", true, false},
+      {"webhook.example.com", false, true},
+      {"localhost", false, true},
+      {"*.example.com", false, true},
+      {"Webhook.example.com", false, false},
+      {"a b", false, false},
+      {"-bad.example.com", false, false},
+      {"bad-.example.com", false, false},
+      {"example..com", false, false},
+      {"", false, false},
+      {"fe80::1%eth0", false, false},
+      {"DNS:x,IP:1.2.3.4", false, false},
       {std::string(64, 'a') + ".com", false, false},
   };
   for (const auto& c : cases) {
@@ -103,7 +109,8 @@ TEST_CASE("The serving certificate is serverAuth only, CA:FALSE, keyEncipherment
       const auto cert = only_certificate(issue(type).cert_pem);
       CHECK(X509_check_ca(cert.get()) == 0);
       CHECK(X509_get_extended_key_usage(cert.get()) == XKU_SSL_SERVER);
-      CHECK(X509_get_key_usage(cert.get()) == (rsa ? KU_DIGITAL_SIGNATURE | KU_KEY_ENCIPHERMENT : KU_DIGITAL_SIGNATURE));
+      CHECK(X509_get_key_usage(cert.get()) ==
+            (rsa ? KU_DIGITAL_SIGNATURE | KU_KEY_ENCIPHERMENT : KU_DIGITAL_SIGNATURE));
       CHECK(EVP_PKEY_get_base_id(X509_get0_pubkey(cert.get())) == (rsa ? EVP_PKEY_RSA : EVP_PKEY_EC));
       CHECK(EVP_PKEY_get_bits(X509_get0_pubkey(cert.get())) == (rsa ? 2048 : 256));
       CHECK(X509_get_signature_nid(cert.get()) == (rsa ? NID_sha256WithRSAEncryption : NID_ecdsa_with_SHA256));
@@ -131,14 +138,12 @@ TEST_CASE("The private key is PKCS#8 and belongs to the serving certificate", "[
 }
 
 TEST_CASE("Extra SANs follow the Service names: IPs as iPAddress, duplicates once", "[cli][x509]") {
-  const auto cert = only_certificate(issue(cli::KeyType::kEcdsaP256, {"127.0.0.1", "localhost", "::1",
-                                                                      "jobset-webhook.jobset-system.svc"})
-                                         .cert_pem);
+  const auto cert = only_certificate(
+      issue(cli::KeyType::kEcdsaP256, {"127.0.0.1", "localhost", "::1", "jobset-webhook.jobset-system.svc"}).cert_pem);
   CHECK(subject_alt_names(cert.get()) ==
-        std::vector<std::string>{"DNS:jobset-webhook", "DNS:jobset-webhook.jobset-system",
-                                 "DNS:jobset-webhook.jobset-system.svc",
-                                 "DNS:jobset-webhook.jobset-system.svc.cluster.local", "IP:127.0.0.1",
-                                 "DNS:localhost", "IP:::1"});
+        std::vector<std::string>{
+            "DNS:jobset-webhook", "DNS:jobset-webhook.jobset-system", "DNS:jobset-webhook.jobset-system.svc",
+            "DNS:jobset-webhook.jobset-system.svc.cluster.local", "IP:127.0.0.1", "DNS:localhost", "IP:::1"});
 }
 
 TEST_CASE("Both certificates run from an hour ago to the same instant days from now", "[cli][x509]") {
@@ -161,11 +166,14 @@ TEST_CASE("A request with a bad name, SAN or validity fails with a message namin
     std::string want;
   };
   const std::vector<Case> cases = {
-      {"service", {"Web_Hook", "ns", {}, 30, {}},
+      {"service",
+       {"Web_Hook", "ns", {}, 30, {}},
        R"(service "Web_Hook" is not a DNS label (lowercase letters, digits and '-', at most 63))"},
-      {"namespace", {"svc", "", {}, 30, {}},
+      {"namespace",
+       {"svc", "", {}, 30, {}},
        R"(namespace "" is not a DNS label (lowercase letters, digits and '-', at most 63))"},
-      {"extra SAN", {"svc", "ns", {"a,DNS:evil"}, 30, {}},
+      {"extra SAN",
+       {"svc", "ns", {"a,DNS:evil"}, 30, {}},
        R"(extra SAN "a,DNS:evil" is neither a DNS name (lowercase) nor an IP address)"},
       {"zero days", {"svc", "ns", {}, 0, {}}, "days must be between 1 and 3650, got 0"},
       {"too many days", {"svc", "ns", {}, 3651, {}}, "days must be between 1 and 3650, got 3651"},

@@ -3,12 +3,11 @@
 // Test helpers for manifests/: a private copy of the tree to render (overlays may generate files
 // into it), `kubectl kustomize` run on it, and lookups in the rendered objects.
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "jobset_webhook/cli/documents.h"
 #include "jobset_webhook/json.h"
@@ -23,8 +22,8 @@ inline ProcessResult run_shell(const std::string& command) {
   const auto dir = fs::temp_directory_path() /
                    ("jobset-webhook-shell-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
   fs::create_directories(dir);
-  const int status = std::system(("(" + command + ") </dev/null >" + (dir / "out").string() + " 2>" +
-                                  (dir / "err").string()).c_str());
+  const int status =
+      std::system(("(" + command + ") </dev/null >" + (dir / "out").string() + " 2>" + (dir / "err").string()).c_str());
   ProcessResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(dir / "out");

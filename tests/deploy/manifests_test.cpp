@@ -2,12 +2,11 @@
 // server serves and reads (server/endpoints.h) and what `jobset-webhook certs` makes. Skipped
 // with a warning where kubectl is absent.
 
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "deploy/deploy_support.h"
 #include "jobset_webhook/cli/documents.h"
@@ -195,12 +194,14 @@ void check_availability_and_security(const Rendered& r) {
   CHECK(r.pod_spec["serviceAccountName"] == one_of_kind(r.objects, "ServiceAccount")["metadata"]["name"]);
 }
 
-void check_namespaces(const Rendered& r) {
+// Everything in jobset-system, and labelled so that docs/install.md's uninstall finds it.
+void check_namespaces_and_labels(const Rendered& r) {
   CHECK(one_of_kind(r.objects, "Namespace")["metadata"]["name"] == kNamespace);
   for (const auto& o : r.objects) {
     const std::string kind = o["kind"];
-    if (kind == "Namespace" || kind.find("WebhookConfiguration") != std::string::npos) continue;
     INFO(kind << " " << o["metadata"]["name"]);
+    CHECK(o["metadata"]["labels"]["app.kubernetes.io/part-of"] == "jobset-webhook");
+    if (kind == "Namespace" || kind.find("WebhookConfiguration") != std::string::npos) continue;
     CHECK(o["metadata"].value("namespace", "") == kNamespace);
   }
 }
@@ -239,8 +240,8 @@ void check_cert_manager(const Rendered& r) {
   const auto root = one_of_kind(r.objects, "Issuer", ca["spec"]["issuerRef"]["name"]);
   CHECK(root["spec"].contains("selfSigned"));
 
-  const std::string inject = std::string(serving["metadata"]["namespace"]) + "/" +
-                             std::string(serving["metadata"]["name"]);
+  const std::string inject =
+      std::string(serving["metadata"]["namespace"]) + "/" + std::string(serving["metadata"]["name"]);
   for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
     INFO(kind);
     CHECK(one_of_kind(r.objects, kind)["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == inject);
@@ -291,7 +292,7 @@ TEST_CASE("Every overlay renders and agrees with the server's routes, ports, pro
       check_ports_and_probes(r);
       check_mounts(r);
       check_availability_and_security(r);
-      check_namespaces(r);
+      check_namespaces_and_labels(r);
       if (name == "cert-manager") check_cert_manager(r);
       if (name == "self-signed") check_self_signed(r);
     }
