@@ -1,5 +1,4 @@
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +8,8 @@
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <openssl/evp.h>
 
 #include "jobset_webhook/cli/commands.h"
 #include "jobset_webhook/cli/x509.h"
@@ -44,10 +45,10 @@ std::string base64(const std::string& bytes) {
 Result<bool> write_file(const fs::path& target, const std::string& content, mode_t mode, bool force) {
   const fs::path temp =
       target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  const auto error = [&](const std::string& what) {
-    const std::string message = what + ": " + std::strerror(errno);
+  // Takes errno first: the clean-up below may change it.
+  const auto error = [&](const std::string& what, int err = errno) {
     ::unlink(temp.c_str());
-    return Failure{500, message};
+    return Failure{500, what + ": " + std::strerror(err)};
   };
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return Failure{500, temp.string() + ": " + std::strerror(errno)};
@@ -56,22 +57,27 @@ Result<bool> write_file(const fs::path& target, const std::string& content, mode
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
       ::close(fd);
-      return error(temp.string());
+      return error(temp.string(), err);
     }
     done += static_cast<std::size_t>(n);
   }
   // fchmod, not the open() mode: the umask must not make a certificate unreadable.
   if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
+    const int err = errno;
     ::close(fd);
-    return error(temp.string());
+    return error(temp.string(), err);
   }
   if (::close(fd) != 0) return error(temp.string());
   if (force) {
     if (::rename(temp.c_str(), target.c_str()) != 0) return error(target.string());
-  } else {
-    if (::link(temp.c_str(), target.c_str()) != 0) return error(target.string());
+  } else if (::link(temp.c_str(), target.c_str()) == 0) {
     ::unlink(temp.c_str());
+  } else if (errno == EEXIST) {
+    return error(target.string());
+  } else if (::rename(temp.c_str(), target.c_str()) != 0) {  // a filesystem without hard links
+    return error(target.string());
   }
   return true;
 }

@@ -3,6 +3,9 @@
 // Owning handles for the OpenSSL objects the X.509 code uses, so that every early return frees
 // what was allocated. Also used by the tests that verify what `certs` writes.
 
+#include <memory>
+#include <string>
+
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -10,9 +13,6 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
-
-#include <memory>
-#include <string>
 
 namespace jobset_webhook::cli::ossl {
 

@@ -1,11 +1,12 @@
 #include "jobset_webhook/cli/x509.h"
 
 #include <arpa/inet.h>
-#include <openssl/pem.h>
 
 #include <algorithm>
 #include <ctime>
 #include <string>
+
+#include <openssl/pem.h>
 
 #include "cli/openssl_internal.h"
 

@@ -1,9 +1,11 @@
 #include <sys/stat.h>
 
-#include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "support/process.h"
 #include "support/x509_verify.h"

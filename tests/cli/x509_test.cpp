@@ -2,9 +2,10 @@
 
 #include <arpa/inet.h>
 
-#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "support/x509_verify.h"
 

@@ -3,11 +3,16 @@
 // Test helpers for manifests/: a private copy of the tree to render (overlays may generate files
 // into it), `kubectl kustomize` run on it, and lookups in the rendered objects.
 
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "jobset_webhook/cli/documents.h"
 #include "jobset_webhook/json.h"

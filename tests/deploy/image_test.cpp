@@ -4,12 +4,13 @@
 
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "deploy/deploy_support.h"
 #include "jobset_webhook/cli/documents.h"
@@ -43,7 +44,7 @@ Json deployment_container() {
 }  // namespace
 
 TEST_CASE("The image runs the binary as the Deployment's user, with the Deployment's arguments", "[deploy][image]") {
-  const auto pod = deployment_container();
+  auto pod = deployment_container();
   CHECK(dockerfile_instruction("USER") == std::to_string(pod["securityContext"]["runAsUser"].get<int>()) + ":" +
                                               std::to_string(pod["securityContext"]["runAsGroup"].get<int>()));
   CHECK(dockerfile_instruction("ENTRYPOINT") == R"(["/usr/local/bin/jobset-webhook"])");

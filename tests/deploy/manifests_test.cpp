@@ -2,11 +2,13 @@
 // server serves and reads (server/endpoints.h) and what `jobset-webhook certs` makes. Skipped
 // with a warning where kubectl is absent.
 
-#include <catch2/catch.hpp>
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "deploy/deploy_support.h"
 #include "jobset_webhook/cli/documents.h"
@@ -26,7 +28,7 @@ constexpr const char* kNamespace = "jobset-system";
 // "--key=value" arguments after the subcommand, as a map.
 std::map<std::string, std::string> flags_of(const Json& container) {
   std::map<std::string, std::string> flags;
-  const auto& args = container["args"];
+  const auto args = container.value("args", Json::array());
   REQUIRE(args.size() >= 1);
   CHECK(args[0] == "serve");
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -42,7 +44,7 @@ std::map<std::string, std::string> flags_of(const Json& container) {
 // A port given by number or by the name of one of the container's ports.
 int container_port(const Json& container, const Json& port) {
   if (port.is_number_integer()) return port.get<int>();
-  for (const auto& p : container["ports"]) {
+  for (const auto& p : container.value("ports", Json::array())) {
     if (p["name"] == port) return p["containerPort"].get<int>();
   }
   FAIL("no container port named " << port.dump());
@@ -50,7 +52,7 @@ int container_port(const Json& container, const Json& port) {
 }
 
 Json volume_named(const Json& pod_spec, const std::string& name) {
-  for (const auto& v : pod_spec["volumes"]) {
+  for (const auto& v : pod_spec.value("volumes", Json::array())) {
     if (v["name"] == name) return v;
   }
   FAIL("no volume " << name);
@@ -59,7 +61,7 @@ Json volume_named(const Json& pod_spec, const std::string& name) {
 
 // The volume mounted at exactly path, and the mount itself.
 std::pair<Json, Json> mounted_at(const Json& pod_spec, const Json& container, const std::string& path) {
-  for (const auto& m : container["volumeMounts"]) {
+  for (const auto& m : container.value("volumeMounts", Json::array())) {
     if (m["mountPath"] == path) return {volume_named(pod_spec, m["name"]), m};
   }
   FAIL("nothing mounted at " << path);
@@ -86,7 +88,7 @@ struct Rendered {
   }
 };
 
-void check_webhooks(const Rendered& r) {
+void check_webhooks(Rendered& r) {
   struct Hook {
     std::string kind;
     std::string_view path;
@@ -97,11 +99,11 @@ void check_webhooks(const Rendered& r) {
       {"MutatingWebhookConfiguration", server::kMutatePath, {"CREATE"}},
   };
   for (const auto& h : hooks) {
-    const auto config = one_of_kind(r.objects, h.kind);
+    auto config = one_of_kind(r.objects, h.kind);
     REQUIRE(config["webhooks"].size() == 1);
-    for (const auto& w : config["webhooks"]) {
+    for (auto& w : config["webhooks"]) {
       INFO(h.kind << " " << w["name"]);
-      const auto& svc = w["clientConfig"]["service"];
+      auto& svc = w["clientConfig"]["service"];
       CHECK(svc["path"] == std::string(h.path));
       CHECK(svc["name"] == r.service["metadata"]["name"]);
       CHECK(svc["namespace"] == r.service["metadata"]["namespace"]);
@@ -112,7 +114,7 @@ void check_webhooks(const Rendered& r) {
       CHECK(w["timeoutSeconds"] == 5);
       CHECK(w["matchPolicy"] == "Equivalent");
       REQUIRE(w["rules"].size() == 1);
-      const auto& rule = w["rules"][0];
+      auto& rule = w["rules"][0];
       CHECK(rule["apiGroups"] == Json::array({"jobset.x-k8s.io"}));
       CHECK(rule["apiVersions"] == Json::array({"v1alpha2"}));
       CHECK(rule["resources"] == Json::array({"jobsets"}));
@@ -121,37 +123,37 @@ void check_webhooks(const Rendered& r) {
   }
 }
 
-void check_ports_and_probes(const Rendered& r) {
+void check_ports_and_probes(Rendered& r) {
   CHECK(r.flags.at("--port") == std::to_string(server::kDefaultPort));
   CHECK(r.flags.at("--health-port") == std::to_string(server::kDefaultHealthPort));
   CHECK(r.flags.at("--bind") == "0.0.0.0");
   REQUIRE(r.service["spec"]["ports"].size() == 1);
-  const auto& port = r.service["spec"]["ports"][0];
+  auto& port = r.service["spec"]["ports"][0];
   CHECK(port["port"] == 443);
   CHECK(container_port(r.container, port["targetPort"]) == server::kDefaultPort);
   CHECK(r.service["spec"]["selector"] == r.deployment["spec"]["selector"]["matchLabels"]);
 
-  const auto& readiness = r.container["readinessProbe"]["httpGet"];
+  auto& readiness = r.container["readinessProbe"]["httpGet"];
   CHECK(readiness["path"] == std::string(server::kReadyzPath));
   CHECK(readiness["scheme"] == "HTTP");
   CHECK(container_port(r.container, readiness["port"]) == server::kDefaultHealthPort);
-  const auto& liveness = r.container["livenessProbe"]["httpGet"];
+  auto& liveness = r.container["livenessProbe"]["httpGet"];
   CHECK(liveness["path"] == std::string(server::kHealthzPath));
   CHECK(liveness["scheme"] == "HTTP");
   CHECK(container_port(r.container, liveness["port"]) == server::kDefaultHealthPort);
 }
 
-void check_mounts(const Rendered& r) {
-  const auto [tls, tls_mount] = mounted_at(r.pod_spec, r.container, r.flags.at("--cert-dir"));
+void check_mounts(Rendered& r) {
+  auto [tls, tls_mount] = mounted_at(r.pod_spec, r.container, r.flags.at("--cert-dir"));
   CHECK(tls_mount["readOnly"] == true);
   CHECK(tls["secret"]["defaultMode"] == 0440);
   CHECK(tls["secret"].value("items", Json::array()).empty());  // every key becomes a file
 
   // The policy file is a key of a ConfigMap the Deployment mounts, and a valid policy.
   const std::string config = r.flags.at("--config");
-  const auto [policy, policy_mount] = mounted_at(r.pod_spec, r.container, parent_of(config));
+  auto [policy, policy_mount] = mounted_at(r.pod_spec, r.container, parent_of(config));
   CHECK(policy_mount["readOnly"] == true);
-  const auto map = one_of_kind(r.objects, "ConfigMap", policy["configMap"]["name"]);
+  auto map = one_of_kind(r.objects, "ConfigMap", policy["configMap"]["name"]);
   const std::string key = config.substr(config.rfind('/') + 1);
   REQUIRE(map["data"].contains(key));
   const auto docs = jobset_webhook::cli::parse_yaml_documents(map["data"][key].get<std::string>(), key);
@@ -162,15 +164,15 @@ void check_mounts(const Rendered& r) {
   CHECK(parsed.ok());
 }
 
-void check_availability_and_security(const Rendered& r) {
-  const auto& pod_labels = r.deployment["spec"]["template"]["metadata"]["labels"];
+void check_availability_and_security(Rendered& r) {
+  auto& pod_labels = r.deployment["spec"]["template"]["metadata"]["labels"];
   CHECK(r.deployment["spec"]["replicas"] == 2);
   CHECK(r.deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0);
-  const auto pdb = one_of_kind(r.objects, "PodDisruptionBudget");
+  auto pdb = one_of_kind(r.objects, "PodDisruptionBudget");
   CHECK(pdb["spec"]["minAvailable"] == 1);
   CHECK(pdb["spec"]["selector"]["matchLabels"] == r.deployment["spec"]["selector"]["matchLabels"]);
-  for (const auto& [k, v] : pdb["spec"]["selector"]["matchLabels"].items()) CHECK(pod_labels[k] == v);
-  const auto& anti = r.pod_spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
+  for (const auto& [k, v] : pdb["spec"]["selector"]["matchLabels"].items()) CHECK(pod_labels.value(k, Json()) == v);
+  auto& anti = r.pod_spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
   REQUIRE(anti.size() == 1);
   CHECK(anti[0]["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname");
   CHECK(anti[0]["podAffinityTerm"]["labelSelector"]["matchLabels"] == r.deployment["spec"]["selector"]["matchLabels"]);
@@ -180,7 +182,7 @@ void check_availability_and_security(const Rendered& r) {
   CHECK(r.pod_spec["securityContext"]["runAsNonRoot"] == true);
   CHECK(r.pod_spec["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault");
   CHECK(r.pod_spec["automountServiceAccountToken"] == false);
-  const auto& sc = r.container["securityContext"];
+  auto& sc = r.container["securityContext"];
   CHECK(sc["runAsNonRoot"] == true);
   CHECK(sc["readOnlyRootFilesystem"] == true);
   CHECK(sc["allowPrivilegeEscalation"] == false);
@@ -195,9 +197,9 @@ void check_availability_and_security(const Rendered& r) {
 }
 
 // Everything in jobset-system, and labelled so that docs/install.md's uninstall finds it.
-void check_namespaces_and_labels(const Rendered& r) {
+void check_namespaces_and_labels(Rendered& r) {
   CHECK(one_of_kind(r.objects, "Namespace")["metadata"]["name"] == kNamespace);
-  for (const auto& o : r.objects) {
+  for (auto& o : r.objects) {
     const std::string kind = o["kind"];
     INFO(kind << " " << o["metadata"]["name"]);
     CHECK(o["metadata"]["labels"]["app.kubernetes.io/part-of"] == "jobset-webhook");
@@ -206,11 +208,11 @@ void check_namespaces_and_labels(const Rendered& r) {
   }
 }
 
-std::string service_host(const Rendered& r) {
+std::string service_host(Rendered& r) {
   return std::string(r.service["metadata"]["name"]) + "." + std::string(r.service["metadata"]["namespace"]) + ".svc";
 }
 
-void check_cert_manager(const Rendered& r) {
+void check_cert_manager(Rendered& r) {
   // cert-manager writes these keys into a Certificate's Secret; --cert-dir reads the same names.
   CHECK(server::kCertFileName == "tls.crt");
   CHECK(server::kKeyFileName == "tls.key");
@@ -229,7 +231,7 @@ void check_cert_manager(const Rendered& r) {
   CHECK(std::find(usages.begin(), usages.end(), "server auth") != usages.end());
 
   // serving <- CA Issuer <- CA Certificate (isCA) <- self-signed Issuer.
-  const auto ca_issuer = one_of_kind(r.objects, "Issuer", serving["spec"]["issuerRef"]["name"]);
+  auto ca_issuer = one_of_kind(r.objects, "Issuer", serving["spec"]["issuerRef"]["name"]);
   CHECK(serving["spec"]["issuerRef"]["kind"] == "Issuer");
   Json ca;
   for (const auto& c : all_of_kind(r.objects, "Certificate")) {
@@ -237,7 +239,7 @@ void check_cert_manager(const Rendered& r) {
   }
   REQUIRE(ca.is_object());
   CHECK(ca["spec"]["isCA"] == true);
-  const auto root = one_of_kind(r.objects, "Issuer", ca["spec"]["issuerRef"]["name"]);
+  auto root = one_of_kind(r.objects, "Issuer", ca["spec"]["issuerRef"]["name"]);
   CHECK(root["spec"].contains("selfSigned"));
 
   const std::string inject =
@@ -248,8 +250,8 @@ void check_cert_manager(const Rendered& r) {
   }
 }
 
-void check_self_signed(const Rendered& r) {
-  const auto secret = one_of_kind(r.objects, "Secret", r.tls_secret);
+void check_self_signed(Rendered& r) {
+  auto secret = one_of_kind(r.objects, "Secret", r.tls_secret);
   CHECK(secret["type"] == "kubernetes.io/tls");
   std::set<std::string> keys;
   for (const auto& [k, v] : secret["data"].items()) keys.insert(k);
@@ -257,7 +259,8 @@ void check_self_signed(const Rendered& r) {
                                       std::string(server::kKeyFileName)});
   const std::string ca_b64 = secret["data"][std::string(server::kCaFileName)];
   for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
-    for (const auto& w : one_of_kind(r.objects, kind)["webhooks"]) {
+    auto config = one_of_kind(r.objects, kind);
+    for (auto& w : config["webhooks"]) {
       INFO(kind);
       CHECK(base64_decode(w["clientConfig"]["caBundle"]) == base64_decode(ca_b64));
     }
@@ -287,7 +290,7 @@ TEST_CASE("Every overlay renders and agrees with the server's routes, ports, pro
         INFO(made.err);
         REQUIRE(made.exit_code == 0);
       }
-      const Rendered r(render(copy.overlay(name)));
+      Rendered r(render(copy.overlay(name)));
       check_webhooks(r);
       check_ports_and_probes(r);
       check_mounts(r);

@@ -5,15 +5,15 @@
 // depend on the server's code; the parity tests of `serve` run the real server with the same
 // certificates.
 
-#include <httplib.h>
-#include <openssl/ssl.h>
-
-#include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
+
+#include <catch2/catch.hpp>
+#include <httplib.h>
+#include <openssl/ssl.h>
 
 #include "jobset_webhook/server/endpoints.h"
 #include "support/process.h"

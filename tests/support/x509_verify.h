@@ -4,13 +4,13 @@
 // chain to the given CAs only, the host name against the subjectAltNames only (never the Common
 // Name), extended key usage serverAuth, validity now.
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509_vfy.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509_vfy.h>
 
 #include "cli/openssl_internal.h"
 
