@@ -18,6 +18,17 @@ int main(int argc, char** argv) {
   review_cmd->add_option("--config", review.config, "Policy file (YAML or JSON)")->check(CLI::ExistingFile);
   review_cmd->add_flag("--mutate", review.mutate, "Answer as the mutating (defaulting) webhook");
 
+  cli::CertsOptions certs;
+  auto* certs_cmd = app.add_subcommand("certs", "Make a CA and a serving certificate for the webhook Service");
+  certs_cmd->add_option("--service", certs.service, "The webhook Service's name")->required();
+  certs_cmd->add_option("--namespace", certs.ns, "The Service's namespace")->required();
+  certs_cmd->add_option("--out", certs.out, "Directory for ca.crt, tls.crt and tls.key")->required();
+  certs_cmd->add_option("--days", certs.days, "Validity of both certificates (1 to 3650)")->capture_default_str();
+  certs_cmd->add_option("--key-type", certs.key_type, "ecdsa-p256 or rsa-2048")->capture_default_str();
+  certs_cmd->add_option("--extra-san", certs.extra_sans, "More DNS names or IP addresses (repeat, or comma-separate)")
+      ->delimiter(',');
+  certs_cmd->add_flag("--force", certs.force, "Replace existing files");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -26,5 +37,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : cli::kExitUnusableInput;
   }
   if (review_cmd->parsed()) return cli::review(review);
+  if (certs_cmd->parsed()) return cli::certs(certs);
   return cli::kExitUnusableInput;
 }

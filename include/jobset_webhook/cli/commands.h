@@ -2,9 +2,11 @@
 
 // The CLI's subcommands. Each returns the process exit code:
 //   0  a result was produced (for review: whatever the decision)
-//   2  unusable input: unreadable file, not JSON, a bad policy file
+//   2  unusable input: unreadable file, not JSON, a bad policy file; for certs, bad arguments,
+//      files that exist without --force, or files that could not be written
 
 #include <string>
+#include <vector>
 
 namespace jobset_webhook::cli {
 
@@ -19,5 +21,21 @@ struct ReviewOptions {
 
 // `jobset-webhook review`: one AdmissionReview in, the server's exact response out (stdout).
 int review(const ReviewOptions& options);
+
+struct CertsOptions {
+  std::string service;                  // the webhook Service's name
+  std::string ns;                       // its namespace
+  std::string out;                      // directory for ca.crt, tls.crt, tls.key
+  int days = 365;                       // validity of both certificates
+  std::string key_type = "ecdsa-p256";  // or rsa-2048
+  std::vector<std::string> extra_sans;  // more DNS names or IP addresses
+  bool force = false;                   // replace existing files
+};
+
+// `jobset-webhook certs`: a CA and a serving certificate for the Service (see cli/x509.h), written
+// as out/ca.crt and out/tls.crt (mode 0644) and out/tls.key (mode 0600), the layout of a
+// kubernetes.io/tls Secret and of `serve --cert-dir`. Prints the base64 of ca.crt (a caBundle) on
+// stdout and nothing else there. Writes nothing when one of the files exists and force is false.
+int certs(const CertsOptions& options);
 
 }  // namespace jobset_webhook::cli

@@ -1,0 +1,135 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <openssl/evp.h>
+
+#include "jobset_webhook/cli/commands.h"
+#include "jobset_webhook/cli/x509.h"
+#include "jobset_webhook/server/endpoints.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct OutputFile {
+  std::string_view name;
+  const std::string* content;
+  mode_t mode;
+};
+
+int fail(const std::string& message) {
+  std::cerr << "jobset-webhook certs: " << message << "\n";
+  return kExitUnusableInput;
+}
+
+std::string base64(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return out;
+}
+
+// Writes a temporary file beside the target with its final mode, then moves it into place, so
+// the target never exists half-written or briefly readable by others. Without force the move is
+// a link(), which fails rather than replace a file that appeared since the check.
+Result<bool> write_file(const fs::path& target, const std::string& content, mode_t mode, bool force) {
+  const fs::path temp =
+      target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  // Takes errno first: the clean-up below may change it.
+  const auto error = [&](const std::string& what, int err = errno) {
+    ::unlink(temp.c_str());
+    return Failure{500, what + ": " + std::strerror(err)};
+  };
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Failure{500, temp.string() + ": " + std::strerror(errno)};
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      return error(temp.string(), err);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  // fchmod, not the open() mode: the umask must not make a certificate unreadable.
+  if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return error(temp.string(), err);
+  }
+  if (::close(fd) != 0) return error(temp.string());
+  if (force) {
+    if (::rename(temp.c_str(), target.c_str()) != 0) return error(target.string());
+  } else if (::link(temp.c_str(), target.c_str()) == 0) {
+    ::unlink(temp.c_str());
+  } else if (errno == EEXIST) {
+    return error(target.string());
+  } else if (::rename(temp.c_str(), target.c_str()) != 0) {  // a filesystem without hard links
+    return error(target.string());
+  }
+  return true;
+}
+
+}  // namespace
+
+int certs(const CertsOptions& options) {
+  ServingCertificateRequest request{options.service, options.ns, options.extra_sans, options.days,
+                                    options.key_type == "rsa-2048" ? KeyType::kRsa2048 : KeyType::kEcdsaP256};
+  if (options.key_type != "rsa-2048" && options.key_type != "ecdsa-p256") {
+    return fail("--key-type must be ecdsa-p256 or rsa-2048, got \"" + options.key_type + "\"");
+  }
+  if (options.out.empty()) return fail("--out must name a directory");
+  const fs::path dir(options.out);
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) return fail(options.out + ": not a directory");
+
+  std::vector<std::string> existing;
+  for (const auto name : {server::kCaFileName, server::kCertFileName, server::kKeyFileName}) {
+    if (fs::symlink_status(dir / name, ec).type() != fs::file_type::not_found)
+      existing.push_back((dir / name).string());
+  }
+  if (!existing.empty() && !options.force) {
+    std::string list;
+    for (const auto& path : existing) list += (list.empty() ? "" : ", ") + path;
+    return fail(list + (existing.size() == 1 ? " already exists" : " already exist") +
+                "; use --force to replace (the caBundle changes with them)");
+  }
+
+  // Certificates are made before anything touches the disk, so bad arguments write nothing.
+  const auto issued = issue_serving_certificates(request);
+  if (!issued.ok()) return fail(issued.failure().message);
+
+  if (!fs::exists(dir, ec)) {
+    // The directory will hold a private key: only its owner may list it.
+    if (!fs::create_directories(dir, ec)) return fail(options.out + ": " + ec.message());
+    fs::permissions(dir, fs::perms::owner_all, ec);
+  }
+  const auto& c = issued.value();
+  const OutputFile files[] = {{server::kKeyFileName, &c.key_pem, 0600},
+                              {server::kCertFileName, &c.cert_pem, 0644},
+                              {server::kCaFileName, &c.ca_pem, 0644}};
+  for (const auto& f : files) {
+    const auto written = write_file(dir / f.name, *f.content, f.mode, options.force);
+    if (!written.ok()) return fail(written.failure().message);
+  }
+
+  std::cerr << "jobset-webhook certs: wrote " << (dir / server::kCaFileName).string() << ", "
+            << (dir / server::kCertFileName).string() << ", " << (dir / server::kKeyFileName).string() << " for "
+            << options.service << "." << options.ns << ".svc; caBundle on stdout\n";
+  std::cout << base64(c.ca_pem) << "\n";
+  return kExitOk;
+}
+
+}  // namespace jobset_webhook::cli
