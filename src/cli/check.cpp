@@ -63,7 +63,7 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
       const std::string name = replicated_job_name(new_js, index);
       const Json* old_list = find(old_js, {"spec", "replicatedJobs"});
       std::optional<std::size_t> old_index;
-      for (std::size_t i = 0; old_list != nullptr && old_list->is_array() && i < old_list->size(); ++i) {
+      for (std::size_t i = 0; !old_index && old_list != nullptr && old_list->is_array() && i < old_list->size(); ++i) {
         if (replicated_job_name(old_js, i) == name) old_index = i;
       }
       if (!old_index) return {};

@@ -72,8 +72,14 @@ std::optional<Failure> misshapen(const Json& object, const std::string& file, co
   if (spec == object.end() || spec->is_null()) return std::nullopt;
   if (!spec->is_object()) return failure_at(at("/spec"), "JobSet spec must be a mapping");
   const auto rjobs = spec->find("replicatedJobs");
-  if (rjobs != spec->end() && !rjobs->is_array() && !rjobs->is_null()) {
-    return failure_at(at("/spec/replicatedJobs"), "JobSet spec.replicatedJobs must be a list");
+  if (rjobs == spec->end() || rjobs->is_null()) return std::nullopt;
+  if (!rjobs->is_array()) return failure_at(at("/spec/replicatedJobs"), "JobSet spec.replicatedJobs must be a list");
+  // The rules match entries by name; the API server's schema refuses an entry that is not an object.
+  for (std::size_t i = 0; i < rjobs->size(); ++i) {
+    if (!(*rjobs)[i].is_object()) {
+      return failure_at(at("/spec/replicatedJobs/" + std::to_string(i)),
+                        "JobSet spec.replicatedJobs[" + std::to_string(i) + "] must be a mapping");
+    }
   }
   return std::nullopt;
 }

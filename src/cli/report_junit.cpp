@@ -7,9 +7,12 @@
 namespace jobset_webhook::cli {
 namespace {
 
-// XML 1.0 text or attribute value: markup escaped, whitespace in attributes kept as character
-// references, and characters XML cannot carry at all (most C0 controls) replaced by U+FFFD.
-std::string xml(std::string_view raw) {
+enum class XmlPlace { kText, kAttribute };
+
+// XML 1.0 text or attribute value: markup escaped, line breaks and tabs in attributes kept as
+// character references (a parser would turn them into spaces), and characters XML cannot carry
+// at all (most C0 controls) replaced by U+FFFD.
+std::string xml(std::string_view raw, XmlPlace place = XmlPlace::kAttribute) {
   const std::string text = valid_utf8(raw);
   std::string out;
   out.reserve(text.size());
@@ -21,9 +24,9 @@ std::string xml(std::string_view raw) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      case '\n': out += "&#10;"; break;
+      case '\n': out += place == XmlPlace::kAttribute ? "&#10;" : "\n"; break;
       case '\r': out += "&#13;"; break;
-      case '\t': out += "&#9;"; break;
+      case '\t': out += place == XmlPlace::kAttribute ? "&#9;" : "\t"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += "\xEF\xBF\xBD";
@@ -45,12 +48,12 @@ std::string testcase(const JobSetResult& js) {
     std::string body;
     for (const auto& finding : js.findings) body += finding.where.to_string() + ": " + finding_text(finding) + "\n";
     out += "      <failure type=\"" + std::string(change_name(js.change)) + " denied\" message=\"" + xml(js.message) +
-           "\">" + xml(body) + "</failure>\n";
+           "\">" + xml(body, XmlPlace::kText) + "</failure>\n";
   }
   std::string system_out;
   if (js.change == Change::kDelete) system_out += deletion_text(js) + "\n";
   for (const auto& warning : js.warnings) system_out += "warning: " + warning + "\n";
-  if (!system_out.empty()) out += "      <system-out>" + xml(system_out) + "</system-out>\n";
+  if (!system_out.empty()) out += "      <system-out>" + xml(system_out, XmlPlace::kText) + "</system-out>\n";
   out += "    </testcase>\n";
   return out;
 }
@@ -65,7 +68,7 @@ std::string render_junit(const Report& report) {
   out += "<testsuites name=\"" + name + "\" " + counts + ">\n";
   out += "  <testsuite name=\"" + name + "\" " + counts + ">\n";
   for (const auto& js : report.jobsets) out += testcase(js);
-  out += "    <system-out>" + xml(report.summary()) + "</system-out>\n";
+  out += "    <system-out>" + xml(report.summary(), XmlPlace::kText) + "</system-out>\n";
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

@@ -160,6 +160,9 @@ TEST_CASE("Documents that cannot be Kubernetes objects are failures naming their
       {"replicatedJobs that are not a list",
        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec:\n  replicatedJobs: {}\n",
        "bad.yaml:6:3: JobSet spec.replicatedJobs must be a list"},
+      {"a replicatedJob that is not a mapping",
+       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec:\n  replicatedJobs:\n  - name: w\n  - 3\n",
+       "bad.yaml:8:5: JobSet spec.replicatedJobs[1] must be a mapping"},
       {"List items that are not a list", "apiVersion: v1\nkind: List\nitems: 3\n", "bad.yaml:3:1: items of a List must be a list"},
   };
   for (const auto& c : cases) {
