@@ -21,6 +21,9 @@ namespace {
 // yaml-cpp builds nodes recursively; past this depth a hostile document is refused before the
 // conversion below can exhaust the stack.
 constexpr int kMaxYamlDepth = 512;
+// Aliases let a few lines expand to billions of values ("billion laughs"); a stream is refused
+// once its conversion passes this many, which is far above any real set of manifests.
+constexpr std::size_t kMaxYamlValues = 1'000'000;
 
 // YAML 1.2 core schema, which is what Kubernetes' sigs.k8s.io/yaml (through JSON) resolves.
 Json plain_scalar(const std::string& s) {
@@ -59,11 +62,16 @@ std::string at(std::string_view source, const YAML::Node& node) {
 // YAML nodes to Json, recording where each value is written when marks is set.
 class Converter {
  public:
-  Converter(std::string_view source, std::map<std::string, Mark, std::less<>>* marks) : source_(source), marks_(marks) {}
+  Converter(std::string_view source, std::map<std::string, Mark, std::less<>>* marks, std::size_t& values)
+      : source_(source), marks_(marks), values_(values) {}
 
   Result<Json> convert(const YAML::Node& node, int depth) {
     if (depth > kMaxYamlDepth) {
       return Failure{400, std::string(source_) + ": document nested deeper than " + std::to_string(kMaxYamlDepth) + " levels"};
+    }
+    if (++values_ > kMaxYamlValues) {
+      return Failure{400, at(source_, node) + ": more than " + std::to_string(kMaxYamlValues) +
+                              " values (aliases expanding without end?)"};
     }
     switch (node.Type()) {
       case YAML::NodeType::Null:
@@ -120,15 +128,17 @@ class Converter {
 
   std::string_view source_;
   std::map<std::string, Mark, std::less<>>* marks_;
+  std::size_t& values_;  // shared by the documents of one stream
   std::string pointer_;
 };
 
 Result<std::vector<LocatedDocument>> parse_stream(std::string_view text, std::string_view source, bool keep_marks) {
   std::vector<LocatedDocument> out;
+  std::size_t values = 0;
   try {
     for (const auto& doc : YAML::LoadAll(std::string(text))) {
       LocatedDocument located;
-      Converter converter(source, keep_marks ? &located.marks : nullptr);
+      Converter converter(source, keep_marks ? &located.marks : nullptr, values);
       auto converted = converter.convert(doc, 0);
       if (!converted.ok()) return converted.failure();
       if (converted.value().is_null()) continue;

@@ -54,6 +54,21 @@ TEST_CASE("Deeply nested YAML is refused without a crash", "[cli][documents]") {
   CHECK_FALSE(docs.ok());
 }
 
+TEST_CASE("Aliases that expand without end are refused without a hang", "[cli][documents]") {
+  // "Billion laughs": nine levels of nine aliases each.
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  std::string previous = "a";
+  for (const std::string name : {"b", "c", "d", "e", "f", "g", "h", "i"}) {
+    text += name + ": &" + name + " [";
+    for (int i = 0; i < 9; ++i) text += (i > 0 ? ", *" : "*") + previous;
+    text += "]\n";
+    previous = name;
+  }
+  const auto docs = cli::parse_yaml_documents(text, "bomb.yaml");
+  REQUIRE_FALSE(docs.ok());
+  CHECK(docs.failure().message.find("more than 1000000 values (aliases expanding without end?)") != std::string::npos);
+}
+
 TEST_CASE("A missing file is a failure that names it", "[cli][documents]") {
   const auto r = cli::read_input("/nonexistent/file.yaml");
   REQUIRE_FALSE(r.ok());
