@@ -6,6 +6,13 @@
 
 namespace cli = jobset_webhook::cli;
 
+namespace {
+
+const std::vector<std::string> kFormats = {"text", "json", "junit", "sarif", "github"};
+constexpr const char* kPathHelp = "a file, a directory (its *.yaml, *.yml, *.json, recursively) or - for stdin";
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Admission webhook and CI checks for Kubernetes JobSets (jobset.x-k8s.io/v1alpha2)",
                "jobset-webhook"};
@@ -28,6 +35,25 @@ int main(int argc, char** argv) {
   certs_cmd->add_option("--extra-san", certs.extra_sans, "More DNS names or IP addresses (repeat, or comma-separate)")
       ->delimiter(',');
   certs_cmd->add_flag("--force", certs.force, "Replace existing files");
+  cli::CheckOptions check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "Check a change of JobSet manifests offline, as the cluster would admit it (exit 0 allowed, 1 denied, 2 unusable input)");
+  check_cmd->add_option("--old", check.old_paths, std::string("Manifests before the change: ") + kPathHelp)->required();
+  check_cmd->add_option("--new", check.new_paths, std::string("Manifests after the change: ") + kPathHelp)->required();
+  check_cmd->add_option("--config", check.config, "Policy file (YAML or JSON)");
+  check_cmd->add_option("--format", check.format, "Output format")->check(CLI::IsMember(kFormats))->capture_default_str();
+
+  cli::ValidateOptions validate;
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "Check JobSet manifests with the CREATE rules (exit 0 allowed, 1 denied, 2 unusable input)");
+  validate_cmd->add_option("paths", validate.paths, std::string("Manifests: ") + kPathHelp)->required();
+  validate_cmd->add_option("--config", validate.config, "Policy file (YAML or JSON)");
+  validate_cmd->add_option("--format", validate.format, "Output format")->check(CLI::IsMember(kFormats))->capture_default_str();
+
+  cli::DefaultOptions defaults;
+  auto* default_cmd = app.add_subcommand("default", "Print JobSet manifests as the cluster would store them, defaults applied (YAML)");
+  default_cmd->add_option("paths", defaults.paths, std::string("Manifests: ") + kPathHelp)->required();
+  default_cmd->add_option("--config", defaults.config, "Policy file (YAML or JSON)");
 
   try {
     app.parse(argc, argv);
@@ -38,5 +64,8 @@ int main(int argc, char** argv) {
   }
   if (review_cmd->parsed()) return cli::review(review);
   if (certs_cmd->parsed()) return cli::certs(certs);
+  if (check_cmd->parsed()) return cli::check(check);
+  if (validate_cmd->parsed()) return cli::validate(validate);
+  if (default_cmd->parsed()) return cli::print_defaults(defaults);
   return cli::kExitUnusableInput;
 }

@@ -1,0 +1,25 @@
+#pragma once
+
+// The offline admission model behind `check` and `validate` (docs/ci-gating.md):
+// 1. both sides get what the cluster would store (cluster_defaults: the CRD's schema defaults,
+//    then the mutating webhook's defaults from decide());
+// 2. each JobSet goes through decide() as the validating webhook: UPDATE when its namespace/name
+//    is on both sides, CREATE when only in the new one; one only in the old one is a deletion,
+//    reported, not judged.
+// The verdict and message are exactly what admission::handle_review answers for an AdmissionReview
+// carrying the same stored objects.
+
+#include "jobset_webhook/cli/manifests.h"
+#include "jobset_webhook/cli/report.h"
+#include "jobset_webhook/policy.h"
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook::cli {
+
+// Failure: a duplicate namespace/name on one side, or defaults that do not apply.
+Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side, const Policy& policy);
+
+// The CREATE rules for every JobSet. Failure as for check_manifests.
+Result<Report> validate_manifests(const Manifests& manifests, const Policy& policy);
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,85 @@
+#pragma once
+
+// Kubernetes manifests as `check`, `validate` and `default` read them: files, directories and
+// stdin; multi-document YAML, JSON and Lists; every JobSet with the place each of its fields is
+// written, so that a finding can point at its line.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook::cli {
+
+// What stdin is called in messages and reports.
+inline constexpr std::string_view kStdinName = "<stdin>";
+
+// Where something is written: the file as the user named it, 1-based line and column.
+struct Location {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  // "file:line:column".
+  std::string to_string() const;
+};
+
+struct JobSetManifest {
+  std::string namespace_name;  // metadata.namespace; "default" when unset, as kubectl applies it
+  std::string name;            // metadata.name; empty for a JobSet that has only generateName
+  std::string generate_name;   // metadata.generateName
+  Json object;                 // as written
+  std::string file;
+  std::map<std::string, Mark, std::less<>> marks;  // of object's values, by JSON pointer
+
+  // "namespace/name", or "namespace/<generateName>*" for a JobSet without a name.
+  std::string display_name() const;
+  // Where the object starts.
+  Location where() const;
+  // Where the field a field-error path names is written (spec.replicatedJobs[0].template...image,
+  // metadata.labels[app]). When the manifest leaves that field out (a default fills it, or the
+  // path names a list as a whole), the nearest ancestor it does write; "<nil>" is the object.
+  Location locate(std::string_view field_path) const;
+};
+
+// A document that is not a jobset.x-k8s.io/v1alpha2 JobSet: counted and listed, not checked.
+struct SkippedObject {
+  Location where;
+  std::string api_version;
+  std::string kind;
+  std::string name;
+};
+
+struct Manifests {
+  std::vector<JobSetManifest> jobsets;
+  std::vector<SkippedObject> skipped;
+};
+
+// Every document of every path, in order: a file; a directory, recursively, its *.yaml, *.yml and
+// *.json files in sorted order; or "-" for stdin. Lists (`kind: List`, or any kind ending in List
+// with items, as `kubectl get -o yaml` prints) count as their items.
+// Failure, naming file and line: an unreadable path, malformed YAML, a repeated key, a document
+// that is not an object with apiVersion and kind, a JobSet whose metadata, name, spec or
+// spec.replicatedJobs has the wrong type, or that has neither name nor generateName.
+Result<Manifests> load_manifests(const std::vector<std::string>& paths);
+
+// One text, read as load_manifests reads a file called `file`.
+Result<Manifests> parse_manifests(std::string_view text, const std::string& file);
+
+// A Failure naming both places when two JobSets of one side share namespace and name: the cluster
+// would hold only one of them. side names the input in the message ("--new").
+std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_view side);
+
+// The JSON pointer tokens of a field-error path: "spec.replicatedJobs[0].name" gives
+// {"spec", "replicatedJobs", "0", "name"}; "metadata.labels[a.b/c]" gives {"metadata",
+// "labels", "a.b/c"}; "<nil>" gives none.
+std::vector<std::string> field_path_tokens(std::string_view field_path);
+
+// "/spec/replicatedJobs/0" from tokens, escaped as RFC 6901 says.
+std::string json_pointer(const std::vector<std::string>& tokens);
+
+}  // namespace jobset_webhook::cli

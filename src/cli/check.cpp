@@ -1,0 +1,174 @@
+#include "jobset_webhook/cli/check.h"
+
+#include <charconv>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "cli/json_view_internal.h"
+#include "jobset_webhook/admission/review.h"
+#include "jobset_webhook/cli/cluster_defaults.h"
+#include "jobset_webhook/decide.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+// A JobSet as the cluster would store it, with the manifest it came from.
+struct Stored {
+  const JobSetManifest* manifest;
+  Json object;
+};
+
+Result<Stored> stored_form(const JobSetManifest& manifest, const Policy& policy) {
+  auto object = cluster_defaults(manifest.object, policy);
+  if (!object.ok()) {
+    return Failure{object.failure().code,
+                   manifest.where().to_string() + ": JobSet " + manifest.display_name() + ": " + object.failure().message};
+  }
+  return Stored{&manifest, std::move(object).value()};
+}
+
+// The value at tokens, walking objects by key and lists by index; nullptr when there is none.
+const Json* find(const Json& root, const std::vector<std::string>& tokens) {
+  const Json* node = &root;
+  for (const auto& token : tokens) {
+    if (node->is_object()) {
+      const auto it = node->find(token);
+      if (it == node->end()) return nullptr;
+      node = &*it;
+    } else if (node->is_array()) {
+      std::size_t index = 0;
+      const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
+      if (ec != std::errc() || ptr != token.data() + token.size() || index >= node->size()) return nullptr;
+      node = &(*node)[index];
+    } else {
+      return nullptr;
+    }
+  }
+  return node->is_null() ? nullptr : node;
+}
+
+std::string replicated_job_name(const Json& js, std::size_t index) {
+  const Json* name = find(js, {"spec", "replicatedJobs", std::to_string(index), "name"});
+  return name != nullptr && name->is_string() ? name->get<std::string>() : std::string();
+}
+
+// The old side of a finding. replicatedJobs are matched by name, as the UPDATE rules match them,
+// so an index in the path (the new one) is translated to the old list's.
+OldValue old_value_of(const field::Error& error, const Json& old_js, const Json& new_js) {
+  auto tokens = field_path_tokens(error.field);
+  if (tokens.size() >= 3 && tokens[0] == "spec" && tokens[1] == "replicatedJobs") {
+    std::size_t index = 0;
+    if (std::from_chars(tokens[2].data(), tokens[2].data() + tokens[2].size(), index).ec == std::errc()) {
+      const std::string name = replicated_job_name(new_js, index);
+      const Json* old_list = find(old_js, {"spec", "replicatedJobs"});
+      std::optional<std::size_t> old_index;
+      for (std::size_t i = 0; !old_index && old_list != nullptr && old_list->is_array() && i < old_list->size(); ++i) {
+        if (replicated_job_name(old_js, i) == name) old_index = i;
+      }
+      if (!old_index) return {};
+      tokens[2] = std::to_string(*old_index);
+    }
+  }
+  const Json* value = find(old_js, tokens);
+  if (value == nullptr) return {};
+  return {true, field::BadValue::of(*value).printed()};
+}
+
+Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js, const Policy& policy) {
+  JobSetResult result;
+  result.change = change;
+  result.namespace_name = js.manifest->namespace_name;
+  result.name = js.manifest->name;
+  result.generate_name = js.manifest->generate_name;
+  result.where = js.manifest->where();
+
+  auto view = ParsedView::of(js.object);
+  if (!view.ok()) return view.failure();
+  auto old_view = ParsedView::of(old_js != nullptr ? old_js->object : Json(nullptr));
+  if (!old_view.ok()) return old_view.failure();
+  AdmissionRequest request;
+  request.hook = Hook::kValidating;
+  request.operation = change == Change::kUpdate ? Operation::kUpdate : Operation::kCreate;
+  request.name = js.manifest->name;
+  request.object = view.value().root();
+  if (old_js != nullptr) request.old_object = old_view.value().root();
+  const Decision decision = decide(request, policy);
+
+  result.allowed = decision.allowed;
+  if (!decision.allowed) result.message = admission::rejection_message(request.name, decision.errors);
+  for (const auto& error : field::deduplicated(decision.errors)) {
+    Finding finding{error, js.manifest->locate(error.field), std::nullopt};
+    if (old_js != nullptr && error.type == field::ErrorType::kInvalid) {
+      finding.old_value = old_value_of(error, old_js->object, js.object);
+    }
+    result.findings.push_back(std::move(finding));
+  }
+  result.warnings = decision.warnings;
+  return result;
+}
+
+}  // namespace
+
+Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side, const Policy& policy) {
+  if (auto duplicate = find_duplicate(old_side, "--old")) return *duplicate;
+  if (auto duplicate = find_duplicate(new_side, "--new")) return *duplicate;
+  Report report;
+  report.command = "check";
+  report.skipped = new_side.skipped;
+
+  std::map<std::string, const JobSetManifest*> old_by_name;
+  for (const auto& js : old_side.jobsets) {
+    if (js.name.empty()) {
+      // A generateName JobSet gets a new name on every create: there is nothing to match it with.
+      report.skipped.push_back({js.where(), js.object.value("apiVersion", ""), js.object.value("kind", ""), ""});
+    } else {
+      old_by_name.emplace(js.display_name(), &js);
+    }
+  }
+  std::map<std::string, bool> matched;
+  for (const auto& js : new_side.jobsets) {
+    auto stored = stored_form(js, policy);
+    if (!stored.ok()) return stored.failure();
+    const auto old_it = js.name.empty() ? old_by_name.end() : old_by_name.find(js.display_name());
+    if (old_it == old_by_name.end()) {
+      auto created = judge(Change::kCreate, stored.value(), nullptr, policy);
+      if (!created.ok()) return created.failure();
+      report.jobsets.push_back(std::move(created).value());
+      continue;
+    }
+    matched[old_it->first] = true;
+    auto old_stored = stored_form(*old_it->second, policy);
+    if (!old_stored.ok()) return old_stored.failure();
+    auto updated = judge(Change::kUpdate, stored.value(), &old_stored.value(), policy);
+    if (!updated.ok()) return updated.failure();
+    report.jobsets.push_back(std::move(updated).value());
+  }
+  for (const auto& js : old_side.jobsets) {
+    if (js.name.empty() || matched.count(js.display_name()) > 0) continue;
+    JobSetResult deleted;
+    deleted.change = Change::kDelete;
+    deleted.namespace_name = js.namespace_name;
+    deleted.name = js.name;
+    deleted.where = js.where();
+    report.jobsets.push_back(std::move(deleted));
+  }
+  return report;
+}
+
+Result<Report> validate_manifests(const Manifests& manifests, const Policy& policy) {
+  if (auto duplicate = find_duplicate(manifests, "the input")) return *duplicate;
+  Report report;
+  report.command = "validate";
+  report.skipped = manifests.skipped;
+  for (const auto& js : manifests.jobsets) {
+    auto stored = stored_form(js, policy);
+    if (!stored.ok()) return stored.failure();
+    auto created = judge(Change::kCreate, stored.value(), nullptr, policy);
+    if (!created.ok()) return created.failure();
+    report.jobsets.push_back(std::move(created).value());
+  }
+  return report;
+}
+
+}  // namespace jobset_webhook::cli

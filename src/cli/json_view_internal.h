@@ -1,0 +1,34 @@
+#pragma once
+
+// A Json value re-read through simdjson, so that the CLI can hand the decision core the same
+// kind of view a request gives it.
+
+#include <memory>
+#include <string>
+
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook::cli {
+
+class ParsedView {
+ public:
+  // Invalid UTF-8 in the value is replaced by U+FFFD, as the API server's decoder would.
+  static Result<ParsedView> of(const Json& value) {
+    ParsedView view;
+    view.parser_ = std::make_unique<simdjson::dom::parser>();
+    const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (const auto error = view.parser_->parse(text).get(view.root_); error != simdjson::SUCCESS) {
+      return Failure{500, std::string("cannot re-read a manifest as JSON: ") + simdjson::error_message(error)};
+    }
+    return view;
+  }
+  JsonView root() const { return root_; }
+
+ private:
+  ParsedView() = default;
+  std::unique_ptr<simdjson::dom::parser> parser_;  // owns the document root_ points into
+  JsonView root_;
+};
+
+}  // namespace jobset_webhook::cli

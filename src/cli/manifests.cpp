@@ -1,0 +1,253 @@
+#include "jobset_webhook/cli/manifests.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <system_error>
+
+#include "cli/pointer_internal.h"
+#include "jobset_webhook/admission/review.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Marks = std::map<std::string, Mark, std::less<>>;
+
+const std::string* string_member(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return nullptr;
+  return &it->get_ref<const std::string&>();
+}
+
+Location location_of(const std::string& file, const Marks& marks, std::string_view pointer) {
+  const auto it = marks.find(pointer);
+  if (it == marks.end()) return {file, 1, 1};
+  return {file, it->second.line, it->second.column};
+}
+
+Failure failure_at(const Location& where, std::string_view problem) {
+  return Failure{400, where.to_string() + ": " + std::string(problem)};
+}
+
+// The marks below prefix, re-rooted there: an item of a List becomes a document of its own.
+Marks marks_below(const Marks& marks, const std::string& prefix) {
+  Marks out;
+  for (auto it = marks.lower_bound(prefix); it != marks.end(); ++it) {
+    const std::string& pointer = it->first;
+    if (pointer.compare(0, prefix.size(), prefix) != 0) break;
+    if (pointer.size() == prefix.size()) {
+      out.emplace("", it->second);
+    } else if (pointer[prefix.size()] == '/') {
+      out.emplace(pointer.substr(prefix.size()), it->second);
+    }
+  }
+  return out;
+}
+
+bool is_list(const Json& object) {
+  const auto* kind = string_member(object, "kind");
+  return kind != nullptr && kind->size() >= 4 && kind->compare(kind->size() - 4, 4, "List") == 0 &&
+         object.contains("items");
+}
+
+// Checks the shapes that a JobSet needs before the rules can read it; handle_review refuses the
+// same shapes with 400.
+std::optional<Failure> misshapen(const Json& object, const std::string& file, const Marks& marks) {
+  const auto at = [&](std::string_view pointer) { return location_of(file, marks, pointer); };
+  const auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return failure_at(at(""), "JobSet has no metadata mapping");
+  for (const char* key : {"name", "namespace", "generateName"}) {
+    const auto it = metadata->find(key);
+    if (it != metadata->end() && !it->is_string() && !it->is_null()) {
+      return failure_at(at(std::string("/metadata/") + key), std::string("JobSet metadata.") + key + " must be a string");
+    }
+  }
+  if (string_member(*metadata, "name") == nullptr && string_member(*metadata, "generateName") == nullptr) {
+    return failure_at(at("/metadata"), "JobSet has neither metadata.name nor metadata.generateName");
+  }
+  const auto spec = object.find("spec");
+  if (spec == object.end() || spec->is_null()) return std::nullopt;
+  if (!spec->is_object()) return failure_at(at("/spec"), "JobSet spec must be a mapping");
+  const auto rjobs = spec->find("replicatedJobs");
+  if (rjobs == spec->end() || rjobs->is_null()) return std::nullopt;
+  if (!rjobs->is_array()) return failure_at(at("/spec/replicatedJobs"), "JobSet spec.replicatedJobs must be a list");
+  // The rules match entries by name; the API server's schema refuses an entry that is not an object.
+  for (std::size_t i = 0; i < rjobs->size(); ++i) {
+    if (!(*rjobs)[i].is_object()) {
+      return failure_at(at("/spec/replicatedJobs/" + std::to_string(i)),
+                        "JobSet spec.replicatedJobs[" + std::to_string(i) + "] must be a mapping");
+    }
+  }
+  return std::nullopt;
+}
+
+class Reader {
+ public:
+  Manifests manifests;
+
+  // One object of a file: a JobSet, a List of objects, or another kind.
+  std::optional<Failure> add(Json object, const std::string& file, Marks marks) {
+    const Location where = location_of(file, marks, "");
+    if (!object.is_object()) return failure_at(where, "a document must be a Kubernetes object (a mapping), got " + std::string(object.type_name()));
+    const auto* api_version = string_member(object, "apiVersion");
+    const auto* kind = string_member(object, "kind");
+    if (kind == nullptr) return failure_at(where, "not a Kubernetes object: kind is missing or not a string");
+    if (api_version == nullptr) return failure_at(where, "not a Kubernetes object: apiVersion is missing or not a string");
+    if (is_list(object)) return add_items(object, file, marks);
+    const std::string jobset_api_version = std::string(admission::kGroup) + "/" + std::string(admission::kVersion);
+    if (*kind != admission::kKind || *api_version != jobset_api_version) {
+      const auto metadata = object.find("metadata");
+      const auto* name = metadata == object.end() ? nullptr : string_member(*metadata, "name");
+      manifests.skipped.push_back({where, *api_version, *kind, name == nullptr ? "" : *name});
+      return std::nullopt;
+    }
+    if (auto problem = misshapen(object, file, marks)) return problem;
+    JobSetManifest js;
+    const Json& metadata = object["metadata"];
+    const auto* ns = string_member(metadata, "namespace");
+    js.namespace_name = ns == nullptr || ns->empty() ? "default" : *ns;
+    if (const auto* name = string_member(metadata, "name")) js.name = *name;
+    if (const auto* generate = string_member(metadata, "generateName")) js.generate_name = *generate;
+    js.object = std::move(object);
+    js.file = file;
+    js.marks = std::move(marks);
+    manifests.jobsets.push_back(std::move(js));
+    return std::nullopt;
+  }
+
+  std::optional<Failure> add_text(std::string_view text, const std::string& file) {
+    auto docs = parse_located_documents(text, file);
+    if (!docs.ok()) return docs.failure();
+    for (auto& doc : docs.value()) {
+      if (auto problem = add(std::move(doc.value), file, std::move(doc.marks))) return problem;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<Failure> add_items(const Json& list, const std::string& file, const Marks& marks) {
+    const Json& items = list["items"];
+    if (items.is_null()) return std::nullopt;
+    if (!items.is_array()) return failure_at(location_of(file, marks, "/items"), "items of a List must be a list");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string prefix = "/items/" + std::to_string(i);
+      if (auto problem = add(items[i], file, marks_below(marks, prefix))) return problem;
+    }
+    return std::nullopt;
+  }
+};
+
+bool is_manifest_file(const fs::path& path) {
+  const auto ext = path.extension().string();
+  return ext == ".yaml" || ext == ".yml" || ext == ".json";
+}
+
+// The files a path names, sorted when it is a directory.
+Result<std::vector<std::string>> expand(const std::string& path) {
+  if (path == "-") return std::vector<std::string>{path};
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec) return Failure{400, path + ": " + ec.message()};
+  if (!fs::is_directory(status)) return std::vector<std::string>{path};
+  std::vector<std::string> files;
+  fs::recursive_directory_iterator it(path, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && is_manifest_file(it->path())) files.push_back(it->path().string());
+  }
+  if (ec) return Failure{400, path + ": " + ec.message()};
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+std::string Location::to_string() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
+
+std::string JobSetManifest::display_name() const {
+  return namespace_name + "/" + (name.empty() ? generate_name + "*" : name);
+}
+
+Location JobSetManifest::where() const { return location_of(file, marks, ""); }
+
+Location JobSetManifest::locate(std::string_view field_path) const {
+  auto tokens = field_path_tokens(field_path);
+  while (!tokens.empty()) {
+    const auto it = marks.find(json_pointer(tokens));
+    if (it != marks.end()) return {file, it->second.line, it->second.column};
+    tokens.pop_back();
+  }
+  return where();
+}
+
+std::vector<std::string> field_path_tokens(std::string_view path) {
+  std::vector<std::string> tokens;
+  if (path == "<nil>") return tokens;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+    } else if (path[i] == '[') {
+      // A key may hold '.' or ']': it ends at the ']' that ends the path or precedes '.' or '['.
+      std::size_t close = i + 1;
+      while (close < path.size()) {
+        if (path[close] == ']' &&
+            (close + 1 == path.size() || path[close + 1] == '.' || path[close + 1] == '[')) {
+          break;
+        }
+        ++close;
+      }
+      tokens.emplace_back(path.substr(i + 1, close - i - 1));
+      i = close + 1;
+    } else {
+      const std::size_t end = path.find_first_of(".[", i);
+      tokens.emplace_back(path.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
+      i = end == std::string_view::npos ? path.size() : end;
+    }
+  }
+  return tokens;
+}
+
+std::string json_pointer(const std::vector<std::string>& tokens) {
+  std::string pointer;
+  for (const auto& t : tokens) append_pointer_token(pointer, t);
+  return pointer;
+}
+
+Result<Manifests> parse_manifests(std::string_view text, const std::string& file) {
+  Reader reader;
+  if (auto problem = reader.add_text(text, file)) return *problem;
+  return std::move(reader.manifests);
+}
+
+Result<Manifests> load_manifests(const std::vector<std::string>& paths) {
+  Reader reader;
+  for (const auto& path : paths) {
+    auto files = expand(path);
+    if (!files.ok()) return files.failure();
+    for (const auto& file : files.value()) {
+      auto text = read_input(file);
+      if (!text.ok()) return text.failure();
+      if (auto problem = reader.add_text(text.value(), file == "-" ? std::string(kStdinName) : file)) return *problem;
+    }
+  }
+  return std::move(reader.manifests);
+}
+
+std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_view side) {
+  std::map<std::string, const JobSetManifest*> seen;
+  for (const auto& js : manifests.jobsets) {
+    if (js.name.empty()) continue;
+    const auto [it, inserted] = seen.emplace(js.display_name(), &js);
+    if (!inserted) {
+      return Failure{400, js.where().to_string() + ": " + std::string(side) + " holds JobSet " + js.display_name() +
+                              " twice (first at " + it->second->where().to_string() + "); a cluster holds one"};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,128 @@
+#include "jobset_webhook/cli/report.h"
+
+#include <algorithm>
+
+#include "cli/report_internal.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+std::string counted(std::size_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+// The length of the valid UTF-8 sequence at text[i], or 0.
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  std::size_t len = 0;
+  std::uint32_t rune = 0, min = 0;
+  if (b0 < 0x80) return 1;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2, rune = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, rune = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, rune = b0 & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + len > text.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(text[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    rune = (rune << 6) | (b & 0x3F);
+  }
+  if (rune < min || rune > 0x10FFFF || (rune >= 0xD800 && rune <= 0xDFFF)) return 0;
+  return len;
+}
+
+}  // namespace
+
+std::optional<Format> parse_format(std::string_view name) {
+  if (name == "text") return Format::kText;
+  if (name == "json") return Format::kJson;
+  if (name == "junit") return Format::kJunit;
+  if (name == "sarif") return Format::kSarif;
+  if (name == "github") return Format::kGithub;
+  return std::nullopt;
+}
+
+std::string_view change_name(Change change) {
+  switch (change) {
+    case Change::kUpdate: return "UPDATE";
+    case Change::kCreate: return "CREATE";
+    case Change::kDelete: return "DELETE";
+  }
+  return "UPDATE";
+}
+
+std::string JobSetResult::display_name() const {
+  return namespace_name + "/" + (name.empty() ? generate_name + "*" : name);
+}
+
+std::size_t Report::count(Change change) const {
+  return static_cast<std::size_t>(
+      std::count_if(jobsets.begin(), jobsets.end(), [&](const JobSetResult& r) { return r.change == change; }));
+}
+
+std::size_t Report::denied() const {
+  return static_cast<std::size_t>(
+      std::count_if(jobsets.begin(), jobsets.end(), [](const JobSetResult& r) { return !r.allowed; }));
+}
+
+std::string Report::summary() const {
+  const std::size_t judged = count(Change::kUpdate) + count(Change::kCreate);
+  std::string s = command + ": " + counted(judged, "JobSet", "JobSets") + ": " + std::to_string(denied()) +
+                  " denied, " + std::to_string(judged - denied()) + " allowed";
+  if (command == "check") {
+    s += " (" + std::to_string(count(Change::kUpdate)) + " updated, " + std::to_string(count(Change::kCreate)) +
+         " created); " + std::to_string(count(Change::kDelete)) + " deleted";
+  }
+  s += "; " + counted(skipped.size(), "other object", "other objects") + " skipped";
+  return s;
+}
+
+std::string finding_text(const Finding& finding) {
+  std::string s = finding.error.to_string();
+  if (finding.old_value) {
+    s += " (old value: " + (finding.old_value->set ? finding.old_value->printed : std::string("unset")) + ")";
+  }
+  return s;
+}
+
+std::string deletion_text(const JobSetResult& result) {
+  return "JobSet " + result.display_name() + " deleted (only in --old)";
+}
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_length(text, i);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(text.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+std::string dump_json(const Json& value, int indent) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string render(const Report& report, Format format) {
+  switch (format) {
+    case Format::kText: return render_text(report);
+    case Format::kJson: return render_json(report);
+    case Format::kJunit: return render_junit(report);
+    case Format::kSarif: return render_sarif(report);
+    case Format::kGithub: return render_github(report);
+  }
+  return render_text(report);
+}
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,30 @@
+#pragma once
+
+// Shared by the report formats: one printed form per finding, and text cleaning.
+
+#include <string>
+#include <string_view>
+
+#include "jobset_webhook/cli/report.h"
+
+namespace jobset_webhook::cli {
+
+// "<field>: <error>", plus " (old value: <value>)" or " (old value: unset)" on UPDATE findings.
+std::string finding_text(const Finding& finding);
+
+// "JobSet default/gone deleted (only in --old)".
+std::string deletion_text(const JobSetResult& result);
+
+// Valid UTF-8: each byte of an invalid sequence becomes U+FFFD.
+std::string valid_utf8(std::string_view text);
+
+// JSON text with invalid UTF-8 replaced; never throws.
+std::string dump_json(const Json& value, int indent);
+
+std::string render_text(const Report& report);
+std::string render_json(const Report& report);
+std::string render_junit(const Report& report);
+std::string render_sarif(const Report& report);
+std::string render_github(const Report& report);
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,74 @@
+// The json format: schema "jobset-webhook/report/v1", documented in docs/ci-gating.md. Keys are
+// only ever added to it; a change of meaning gets a new schema name.
+
+#include "cli/report_internal.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+void put_location(Json& out, const Location& where) {
+  out["file"] = where.file;
+  out["line"] = where.line;
+  out["column"] = where.column;
+}
+
+Json finding_json(const Finding& finding) {
+  Json out = Json::object();
+  out["field"] = finding.error.field;
+  out["type"] = field::cause_reason(finding.error.type);
+  out["message"] = finding.error.body();
+  out["text"] = finding_text(finding);
+  put_location(out, finding.where);
+  if (finding.old_value) {
+    out["oldValue"] = finding.old_value->set ? Json(finding.old_value->printed) : Json(nullptr);
+  }
+  return out;
+}
+
+Json jobset_json(const JobSetResult& js) {
+  Json out = Json::object();
+  out["namespace"] = js.namespace_name;
+  out["name"] = js.name;
+  if (!js.generate_name.empty()) out["generateName"] = js.generate_name;
+  out["operation"] = change_name(js.change);
+  out["allowed"] = js.allowed;
+  put_location(out, js.where);
+  out["message"] = js.message;
+  out["findings"] = Json::array();
+  for (const auto& finding : js.findings) out["findings"].push_back(finding_json(finding));
+  out["warnings"] = js.warnings;
+  return out;
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  Json out = Json::object();
+  out["schema"] = "jobset-webhook/report/v1";
+  out["command"] = report.command;
+  out["allowed"] = report.denied() == 0;
+  out["summary"] = {
+      {"jobsets", report.count(Change::kUpdate) + report.count(Change::kCreate)},
+      {"allowed", report.count(Change::kUpdate) + report.count(Change::kCreate) - report.denied()},
+      {"denied", report.denied()},
+      {"updated", report.count(Change::kUpdate)},
+      {"created", report.count(Change::kCreate)},
+      {"deleted", report.count(Change::kDelete)},
+      {"skipped", report.skipped.size()},
+      {"text", report.summary()},
+  };
+  out["jobsets"] = Json::array();
+  for (const auto& js : report.jobsets) out["jobsets"].push_back(jobset_json(js));
+  out["skipped"] = Json::array();
+  for (const auto& s : report.skipped) {
+    Json item = Json::object();
+    put_location(item, s.where);
+    item["apiVersion"] = s.api_version;
+    item["kind"] = s.kind;
+    item["name"] = s.name;
+    out["skipped"].push_back(std::move(item));
+  }
+  return dump_json(out, 2) + "\n";
+}
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,22 @@
+// The text format: one compiler-style line per finding, so that editors and terminals can jump
+// to it, then one summary line.
+
+#include "cli/report_internal.h"
+
+namespace jobset_webhook::cli {
+
+std::string render_text(const Report& report) {
+  std::string out;
+  for (const auto& js : report.jobsets) {
+    if (js.change == Change::kDelete) {
+      out += js.where.to_string() + ": note: " + deletion_text(js) + "\n";
+      continue;
+    }
+    for (const auto& finding : js.findings) out += finding.where.to_string() + ": " + finding_text(finding) + "\n";
+    for (const auto& warning : js.warnings) out += js.where.to_string() + ": warning: " + warning + "\n";
+  }
+  out += report.summary() + "\n";
+  return out;
+}
+
+}  // namespace jobset_webhook::cli

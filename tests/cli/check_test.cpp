@@ -1,0 +1,326 @@
+// The offline model of `check` and `validate` against the server: for every case, the verdict,
+// message and warnings equal what admission::handle_review answers for the AdmissionReview the
+// API server would send (objects defaulted by the schema and by the server's own mutating answer).
+
+#include "jobset_webhook/cli/check.h"
+
+#include <catch2/catch.hpp>
+
+#include "jobset_webhook/cli/cluster_defaults.h"
+#include "jobset_webhook/cli/documents.h"
+#include "support/admission.h"
+#include "support/files.h"
+
+namespace cli = jobset_webhook::cli;
+using jobset_webhook::Hook;
+using jobset_webhook::Json;
+using jobset_webhook::Policy;
+using jobset_webhook::testing::admission_review;
+using jobset_webhook::testing::server_response;
+
+namespace {
+
+struct Verdict {
+  bool allowed = true;
+  std::string message;
+  std::vector<std::string> warnings;
+};
+
+// What the API server would store: the schema defaults, then the server's mutating answer.
+Json server_stored(const Json& manifest, const Policy& policy) {
+  Json stored = manifest;
+  cli::apply_schema_defaults(stored);
+  const auto response = server_response(admission_review("CREATE", stored), policy, Hook::kMutating);
+  if (response.contains("patch")) {
+    stored = stored.patch(Json::parse(jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
+    cli::apply_schema_defaults(stored);
+  }
+  return stored;
+}
+
+Verdict server_verdict(const Json* old_manifest, const Json& new_manifest, const Policy& policy = {}) {
+  const Json stored = server_stored(new_manifest, policy);
+  const Json review = old_manifest != nullptr ? admission_review("UPDATE", stored, server_stored(*old_manifest, policy))
+                                              : admission_review("CREATE", stored);
+  const auto response = server_response(review, policy, Hook::kValidating);
+  Verdict v;
+  v.allowed = response.at("allowed").get<bool>();
+  if (!v.allowed) v.message = response.at("status").at("message").get<std::string>();
+  if (response.contains("warnings")) v.warnings = response.at("warnings").get<std::vector<std::string>>();
+  return v;
+}
+
+cli::Manifests manifests_of(const std::vector<Json>& objects, const std::string& file) {
+  std::string text;
+  for (const auto& o : objects) text += "---\n" + cli::to_yaml(o);
+  auto m = cli::parse_manifests(text, file);
+  REQUIRE(m.ok());
+  return std::move(m).value();
+}
+
+cli::Report checked(const std::vector<Json>& old_objects, const std::vector<Json>& new_objects, const Policy& policy = {}) {
+  auto report = cli::check_manifests(manifests_of(old_objects, "old.yaml"), manifests_of(new_objects, "new.yaml"), policy);
+  INFO((report.ok() ? "" : report.failure().message));
+  REQUIRE(report.ok());
+  return std::move(report).value();
+}
+
+cli::JobSetResult checked_one(const Json& old_js, const Json& new_js) {
+  auto report = checked({old_js}, {new_js});
+  REQUIRE(report.jobsets.size() == 1);
+  return report.jobsets[0];
+}
+
+std::vector<Json> example_jobsets() {
+  std::vector<Json> out;
+  for (const auto& file : jobset_webhook::testing::example_files()) {
+    const auto m = cli::load_manifests({file});
+    REQUIRE(m.ok());
+    for (const auto& js : m.value().jobsets) out.push_back(js.object);
+  }
+  return out;
+}
+
+// Every scalar below value, as JSON pointers.
+void collect_leaves(const Json& value, const Json::json_pointer& pointer, std::vector<Json::json_pointer>& out) {
+  if (value.is_object()) {
+    for (const auto& [k, child] : value.items()) collect_leaves(child, pointer / k, out);
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) collect_leaves(value[i], pointer / i, out);
+  } else if (!value.is_null()) {
+    out.push_back(pointer);
+  }
+}
+
+Json edited(const Json& leaf) {
+  if (leaf.is_string()) return leaf.get<std::string>() + "-edited";
+  if (leaf.is_boolean()) return !leaf.get<bool>();
+  if (leaf.is_number_integer()) return leaf.get<std::int64_t>() + 1;
+  return leaf.get<double>() + 0.5;
+}
+
+Json jobset(const std::string& name, const std::string& replicated_jobs) {
+  return Json::parse(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":")" + name +
+                     R"("},"spec":{"replicatedJobs":)" + replicated_jobs + "}}");
+}
+
+Json replicated_job(const std::string& name, const std::string& image, const std::string& extra = "") {
+  return Json::parse(R"({"name":")" + name + R"(",)" + extra + R"("template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" +
+                     image + R"("}]}}}}})");
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("check's verdict and message equal the server's on every generated edit of every example", "[cli][check]") {
+  std::size_t cases = 0, denied = 0;
+  const auto compare = [&](const std::string& name, const Json* old_js, const Json& new_js) {
+    INFO(name);
+    const auto want = server_verdict(old_js, new_js);
+    auto report = old_js != nullptr ? checked({*old_js}, {new_js}) : checked({}, {new_js});
+    REQUIRE(report.jobsets.size() == 1);
+    const auto& got = report.jobsets[0];
+    CHECK(got.change == (old_js != nullptr ? cli::Change::kUpdate : cli::Change::kCreate));
+    CHECK(got.allowed == want.allowed);
+    CHECK(got.message == want.message);
+    CHECK(got.warnings == want.warnings);
+    CHECK(got.findings.empty() == want.allowed);
+    ++cases;
+    denied += want.allowed ? 0 : 1;
+  };
+  for (const auto& js : example_jobsets()) {
+    const std::string name = js["metadata"].value("name", "");
+    compare(name + " created", nullptr, js);
+    compare(name + " unchanged", &js, js);
+    const auto& rjobs = js["spec"]["replicatedJobs"];
+    for (std::size_t i = 0; i < rjobs.size(); ++i) {
+      for (const int replicas : {0, 3, 1000}) {
+        Json scaled = js;
+        scaled["spec"]["replicatedJobs"][i]["replicas"] = replicas;
+        compare(name + " rj " + std::to_string(i) + " replicas " + std::to_string(replicas), &js, scaled);
+      }
+    }
+    if (rjobs.size() > 1) {
+      Json removed = js;
+      removed["spec"]["replicatedJobs"].erase(rjobs.size() - 1);
+      compare(name + " last replicatedJob removed", &js, removed);
+    }
+    std::vector<Json::json_pointer> leaves;
+    collect_leaves(js["spec"], Json::json_pointer("/spec"), leaves);
+    for (const auto& leaf : leaves) {
+      Json changed = js;
+      changed[leaf] = edited(js[leaf]);
+      compare(name + " " + leaf.to_string(), &js, changed);
+      compare(name + " " + leaf.to_string() + " created", nullptr, changed);
+    }
+  }
+  CHECK(cases > 1000);
+  CHECK(denied > 400);
+}
+
+TEST_CASE("Every finding of a single-leaf edit points at the line and column of the field it names", "[cli][check]") {
+  std::size_t located = 0;
+  for (const auto& js : example_jobsets()) {
+    std::vector<Json::json_pointer> leaves;
+    collect_leaves(js["spec"]["replicatedJobs"], Json::json_pointer("/spec/replicatedJobs"), leaves);
+    for (const auto& leaf : leaves) {
+      Json changed = js;
+      changed[leaf] = edited(js[leaf]);
+      const auto new_text = "---\n" + cli::to_yaml(changed);
+      auto report = cli::check_manifests(manifests_of({js}, "old.yaml"), cli::parse_manifests(new_text, "new.yaml").value(), Policy{});
+      REQUIRE(report.ok());
+      const auto lines = lines_of(new_text);
+      for (const auto& finding : report.value().jobsets.at(0).findings) {
+        // The field a finding names is written in the new manifest (the leaf, or the list whose
+        // entries changed), so the mark is its own, not an ancestor's.
+        const auto tokens = cli::field_path_tokens(finding.error.field);
+        INFO(leaf.to_string() << ": " << finding.error.to_string() << " at " << finding.where.to_string());
+        REQUIRE_FALSE(tokens.empty());
+        REQUIRE(changed.contains(Json::json_pointer(cli::json_pointer(tokens))));
+        REQUIRE(finding.where.line >= 1);
+        REQUIRE(static_cast<std::size_t>(finding.where.line) <= lines.size());
+        const std::string at = lines[finding.where.line - 1].substr(finding.where.column - 1);
+        const std::string& last = tokens.back();
+        if (last.find_first_not_of("0123456789") == std::string::npos) {
+          // A list element is marked at its first character: its value.
+          const Json& value = changed[Json::json_pointer(cli::json_pointer(tokens))];
+          std::string printed = cli::to_yaml(value);
+          printed = printed.substr(0, std::min<std::size_t>(3, printed.find('\n')));
+          CHECK(at.rfind(printed, 0) == 0);
+        } else {
+          CHECK(at.rfind(last + ":", 0) == 0);
+        }
+        ++located;
+      }
+    }
+  }
+  CHECK(located > 400);
+}
+
+TEST_CASE("An immutability finding shows the old value next to the new", "[cli][check]") {
+  const Json old_js = jobset("js", "[]");
+  SECTION("a changed image, with replicatedJobs matched by name across a reorder") {
+    Json a = jobset("js", "[]"), b = jobset("js", "[]");
+    a["spec"]["replicatedJobs"] = {replicated_job("one", "bash:5.1"), replicated_job("two", "python:3")};
+    b["spec"]["replicatedJobs"] = {replicated_job("two", "python:3"), replicated_job("one", "bash:5.2")};
+    const auto result = checked_one(a, b);
+    REQUIRE(result.findings.size() == 2);
+    CHECK(result.findings[0].error.to_string().rfind("spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered", 0) == 0);
+    CHECK_FALSE(result.findings[0].old_value);
+    const auto& image = result.findings[1];
+    CHECK(image.error.to_string() ==
+          R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable)");
+    REQUIRE(image.old_value);
+    CHECK(image.old_value->set);
+    CHECK(image.old_value->printed == R"("bash:5.1")");
+  }
+  SECTION("a field the old JobSet leaves unset") {
+    Json a = jobset("js", "[]"), b = jobset("js", "[]");
+    a["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
+    b["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
+    b["spec"]["replicatedJobs"][0]["template"]["spec"]["backoffLimit"] = 4;
+    const auto result = checked_one(a, b);
+    REQUIRE(result.findings.size() == 1);
+    REQUIRE(result.findings[0].old_value);
+    CHECK_FALSE(result.findings[0].old_value->set);
+  }
+}
+
+TEST_CASE("A field spelled out on one side and left to its schema default on the other is no change", "[cli][check]") {
+  Json terse = jobset("js", "[]");
+  terse["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
+  terse["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["ports"] = {{{"containerPort", 80}}};
+  terse["spec"]["failurePolicy"] = {{"maxRestarts", 3}};
+  Json verbose = terse;
+  auto& rj = verbose["spec"]["replicatedJobs"][0];
+  rj["replicas"] = 1;
+  rj["groupName"] = "default";
+  rj["template"]["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] = "TCP";
+  verbose["spec"]["failurePolicy"]["restartStrategy"] = "Recreate";
+  for (const auto& [name, from, to] : {std::tuple{"written out in new", terse, verbose}, std::tuple{"dropped in new", verbose, terse}}) {
+    DYNAMIC_SECTION(name) {
+      const auto result = checked_one(from, to);
+      CHECK(result.allowed);
+      CHECK(result.findings.empty());
+      CHECK(result.warnings.empty());
+    }
+  }
+  SECTION("but dropping replicas: 3 is a scale to the default 1") {
+    Json three = verbose;
+    three["spec"]["replicatedJobs"][0]["replicas"] = 3;
+    const auto result = checked_one(three, terse);
+    CHECK(result.allowed);
+    REQUIRE(result.warnings.size() == 1);
+    CHECK(result.warnings[0].find("scaled down from 3 to 1") != std::string::npos);
+  }
+}
+
+// Both sides get the mutating webhook's defaults before the UPDATE rules run.
+TEST_CASE("completionMode: Indexed written out only in new is no change once the mutating defaults apply",
+          "[cli][check]") {
+  Json terse = jobset("js", "[]");
+  terse["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
+  Json indexed = terse;
+  indexed["spec"]["replicatedJobs"][0]["template"]["spec"]["completionMode"] = "Indexed";
+  const auto result = checked_one(terse, indexed);
+  CHECK(result.allowed);
+  CHECK(result.findings.empty());
+}
+
+TEST_CASE("JobSets are matched by namespace and name: new ones are created, missing ones deleted", "[cli][check]") {
+  Json a = jobset("a", "[]"), b = jobset("b", "[]"), c = jobset("c", "[]"), b_prod = jobset("b", "[]");
+  a["spec"]["replicatedJobs"] = b["spec"]["replicatedJobs"] = c["spec"]["replicatedJobs"] = {replicated_job("w", "bash")};
+  b_prod["spec"]["replicatedJobs"] = {replicated_job("w", "other")};
+  b_prod["metadata"]["namespace"] = "prod";
+  const auto report = checked({a, b}, {c, b_prod, b});
+  REQUIRE(report.jobsets.size() == 4);
+  CHECK(report.jobsets[0].display_name() == "default/c");
+  CHECK(report.jobsets[0].change == cli::Change::kCreate);
+  CHECK(report.jobsets[1].display_name() == "prod/b");
+  CHECK(report.jobsets[1].change == cli::Change::kCreate);
+  CHECK(report.jobsets[2].display_name() == "default/b");
+  CHECK(report.jobsets[2].change == cli::Change::kUpdate);
+  CHECK(report.jobsets[3].display_name() == "default/a");
+  CHECK(report.jobsets[3].change == cli::Change::kDelete);
+  CHECK(report.jobsets[3].allowed);
+  CHECK(report.jobsets[3].where.to_string() == "old.yaml:2:1");
+  CHECK(report.summary() == "check: 3 JobSets: 0 denied, 3 allowed (1 updated, 2 created); 1 deleted; 0 other objects skipped");
+}
+
+TEST_CASE("A JobSet named twice on one side makes check and validate fail", "[cli][check]") {
+  const Json a = jobset("a", "[]");
+  const auto twice = manifests_of({a, a}, "twice.yaml");
+  const auto check = cli::check_manifests(twice, twice, Policy{});
+  REQUIRE_FALSE(check.ok());
+  CHECK(check.failure().message ==
+        "twice.yaml:10:1: --old holds JobSet default/a twice (first at twice.yaml:2:1); a cluster holds one");
+  const auto validate = cli::validate_manifests(twice, Policy{});
+  REQUIRE_FALSE(validate.ok());
+  CHECK(validate.failure().message.find("the input holds JobSet default/a twice") != std::string::npos);
+}
+
+TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a denial", "[cli][check]") {
+  Json one = jobset("js", "[]");
+  one["spec"]["replicatedJobs"] = {replicated_job("w", "bash")};
+  Json three = one;
+  three["spec"]["replicatedJobs"][0]["replicas"] = 3;
+  Policy strict;
+  strict.elastic.replicas = false;
+  const auto report = checked({one}, {three}, strict);
+  REQUIRE(report.jobsets.size() == 1);
+  CHECK_FALSE(report.jobsets[0].allowed);
+  CHECK(report.jobsets[0].message == server_verdict(&one, three, strict).message);
+  CHECK(report.jobsets[0].message ==
+        R"(JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable)");
+}
