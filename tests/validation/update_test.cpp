@@ -222,6 +222,31 @@ TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]"
   });
 }
 
+// Found by fuzz_review: errors came in the key order of the new object, so the same change sent
+// with its keys in another order got a different message.
+TEST_CASE("The errors of an update do not depend on the key order of the objects", "[validation][update]") {
+  const std::string old_spec = R"({"backoffLimit":1,"templcte":{},"template":{"spec":{"containers":[{"name":"main","image":"a"}]}}})";
+  const std::vector<std::string> new_specs = {
+      R"({"backoffLimit":2,"template":{"spec":{"containers":[{"name":"main","image":"b"}],"securityContext":{"runAsUser":1,"fsGroup":2}}},"activeDeadlineSeconds":5})",
+      R"({"activeDeadlineSeconds":5,"template":{"spec":{"securityContext":{"fsGroup":2,"runAsUser":1},"containers":[{"image":"b","name":"main"}]}},"backoffLimit":2})",
+  };
+  const auto jobset_with = [](const std::string& spec) {
+    return R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":)" + spec + "}}]}}";
+  };
+  const Parsed old_js(jobset_with(old_spec));
+  for (const auto& spec : new_specs) {
+    DYNAMIC_SECTION(spec) {
+      const Parsed new_js(jobset_with(spec));
+      CHECK(jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors) ==
+            "[spec.replicatedJobs[0].template.spec.activeDeadlineSeconds: Invalid value: 5: field is immutable, "
+            "spec.replicatedJobs[0].template.spec.backoffLimit: Invalid value: 2: field is immutable, "
+            "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: \"b\": field is immutable, "
+            "spec.replicatedJobs[0].template.spec.template.spec.securityContext: Invalid value: {\"fsGroup\":2,\"runAsUser\":1}: field is immutable, "
+            "spec.replicatedJobs[0].template.spec.templcte: Invalid value: null: field is immutable]");
+    }
+  }
+}
+
 TEST_CASE("A denied update carries no scale warnings", "[validation][update]") {
   const Parsed old_js(two_jobs());
   const Parsed new_js(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3), kPod + "/spec/containers/0/image", "x"));
