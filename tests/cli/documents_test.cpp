@@ -53,3 +53,67 @@ TEST_CASE("A missing file is a failure that names it", "[cli][documents]") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.failure().message == "/nonexistent/file.yaml: No such file or directory");
 }
+
+// Found by fuzz_yaml: yaml-cpp passes invalid UTF-8 through, and the documents it produced made
+// every later Json::dump throw. YAML text must be Unicode; kubectl's loader refuses it too.
+TEST_CASE("A YAML string with invalid UTF-8 is refused with its line", "[cli][documents]") {
+  const auto docs = cli::parse_yaml_documents("a: ok\nb: \"caf\xC3\"\n", "bad.yaml");
+  REQUIRE_FALSE(docs.ok());
+  CHECK(docs.failure().message == "bad.yaml:2:4: not valid UTF-8");
+  const auto keys = cli::parse_yaml_documents("a: ok\n\xFF: 1\n", "key.yaml");
+  REQUIRE_FALSE(keys.ok());
+  CHECK(keys.failure().message == "key.yaml:2:1: not valid UTF-8");
+}
+
+TEST_CASE("A 1 MiB scalar loads whole, digits or not", "[cli][documents]") {
+  const std::string digits(1 << 20, '7');
+  const std::string text(1 << 20, 'x');
+  const auto docs = cli::parse_yaml_documents("a: " + digits + "\nb: " + text + "\nc: '" + text + "'\n", "big.yaml");
+  REQUIRE(docs.ok());
+  CHECK(docs.value()[0]["a"] == digits);  // out of int64 and double range: kept as text
+  CHECK(docs.value()[0]["b"] == text);
+  CHECK(docs.value()[0]["c"] == text);
+}
+
+TEST_CASE("Aliases that expand a document past its budget are refused", "[cli][documents]") {
+  std::string lol = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    lol += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) lol += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    lol += "]\n";
+  }
+  const auto docs = cli::parse_yaml_documents(lol, "lol.yaml");
+  REQUIRE_FALSE(docs.ok());
+  CHECK(docs.failure().message == "lol.yaml: aliases expand the YAML to more than 10511 values");
+
+  const auto modest = cli::parse_yaml_documents("base: &b {image: x}\nuse: *b\n", "alias.yaml");
+  REQUIRE(modest.ok());
+  CHECK(modest.value()[0]["use"] == Json{{"image", "x"}});
+}
+
+TEST_CASE("Duplicate mapping keys are refused, as kubectl refuses them", "[cli][documents]") {
+  const auto docs = cli::parse_yaml_documents("a: 1\nb: 2\na: 3\n", "dup.yaml");
+  REQUIRE_FALSE(docs.ok());
+  CHECK(docs.failure().message == "dup.yaml:3:1: duplicate key \"a\"");
+  const auto nested = cli::parse_yaml_documents(R"({"x": {"k": 1, "k": 2}})", "dup.json");
+  REQUIRE_FALSE(nested.ok());
+  CHECK(nested.failure().message == "dup.json:1:16: duplicate key \"k\"");
+}
+
+TEST_CASE("Merge keys are refused rather than read as a field named <<", "[cli][documents]") {
+  const auto docs = cli::parse_yaml_documents("base: &b {a: 1}\nderived:\n  <<: *b\n  c: 2\n", "merge.yaml");
+  REQUIRE_FALSE(docs.ok());
+  CHECK(docs.failure().message == "merge.yaml:3:3: merge keys (<<) are not supported; write the fields out");
+  const auto quoted = cli::parse_yaml_documents("'<<': 1\n", "quoted.yaml");
+  REQUIRE(quoted.ok());
+  CHECK(quoted.value()[0]["<<"] == 1);
+}
+
+TEST_CASE("A map with 100,000 keys loads", "[cli][documents]") {
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += "k" + std::to_string(i) + ": v\n";
+  const auto docs = cli::parse_yaml_documents(text, "wide.yaml");
+  REQUIRE(docs.ok());
+  CHECK(docs.value()[0].size() == 100000);
+  CHECK(docs.value()[0]["k99999"] == "v");
+}

@@ -18,7 +18,10 @@ Result<std::string> read_input(const std::string& path);
 
 // Every document of a YAML stream (JSON is YAML too), converted to JSON with YAML 1.2 core-schema
 // scalars: true/false, null/~, integers and floats untagged, anything quoted stays a string.
-// Failure names the source and the line of a syntax error.
+// Refused, as Kubernetes' YAML reader refuses them or would read them differently: invalid UTF-8,
+// duplicate mapping keys, merge keys (<<), non-scalar keys, nesting deeper than 512 levels, and
+// aliases that expand the stream past its size plus 10,000 values. Failure names the source and
+// the line and column ("f.yaml:3:1: duplicate key "a""). Never throws.
 Result<std::vector<Json>> parse_yaml_documents(std::string_view text, std::string_view source);
 
 // The policy file (YAML or JSON) at path, checked by parse_policy.
