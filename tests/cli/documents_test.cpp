@@ -117,3 +117,26 @@ TEST_CASE("A map with 100,000 keys loads", "[cli][documents]") {
   CHECK(docs.value()[0].size() == 100000);
   CHECK(docs.value()[0]["k99999"] == "v");
 }
+
+// Found by fuzz_policy: yaml-cpp's LoadAll loops forever on a stray "," before a flow collection,
+// allocating a null document per turn until memory runs out (yaml-cpp issue 1040).
+TEST_CASE("A stray comma before a flow collection is refused, not looped on", "[cli][documents]") {
+  for (const std::string text : {",\n{", ",\n[", ",--\nelaMti\n{---\n"}) {
+    DYNAMIC_SECTION(text) {
+      const auto docs = cli::parse_yaml_documents(text, "comma.yaml");
+      REQUIRE_FALSE(docs.ok());
+      CHECK(docs.failure().message == "comma.yaml:1:1: not valid YAML here");
+    }
+  }
+}
+
+TEST_CASE("Anchors belong to their document, and an alias inside its own anchor is refused", "[cli][documents]") {
+  const auto docs = cli::parse_yaml_documents("a: &x 1\nb: *x\n---\nc: &x 2\nd: *x\n", "two.yaml");
+  REQUIRE(docs.ok());
+  REQUIRE(docs.value().size() == 2);
+  CHECK(docs.value()[0] == Json{{"a", 1}, {"b", 1}});
+  CHECK(docs.value()[1] == Json{{"c", 2}, {"d", 2}});
+  const auto cycle = cli::parse_yaml_documents("a: &x [1, *x]\n", "cycle.yaml");
+  REQUIRE_FALSE(cycle.ok());
+  CHECK(cycle.failure().message == "cycle.yaml:1:11: an alias refers to a node that contains it");
+}
