@@ -2,8 +2,11 @@
 // and policy file a user hands the CLI. Checked on every input:
 // - it returns documents or a Failure whose message starts with the source name; it never throws;
 // - every document it returns is valid JSON text with valid UTF-8 (nlohmann's strict dump);
-// - JSON is YAML: each document, dumped as JSON and loaded again, comes back equal.
+// - JSON is YAML: each document, dumped as JSON and loaded again, comes back equal. (Unless a key
+//   is longer than 1024 characters as JSON: YAML limits implicit keys to that, and JSON's
+//   {"key": value} is one. No Kubernetes key comes near: label keys have at most 317 bytes.)
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +20,18 @@ namespace {
 using jobset_webhook::Json;
 using jobset_webhook::fuzz::require;
 namespace cli = jobset_webhook::cli;
+
+// YAML's limit on implicit keys, which JSON object keys are.
+constexpr std::size_t kMaxImplicitKey = 1024;
+
+bool has_long_key(const Json& value) {
+  if (value.is_array()) return std::any_of(value.begin(), value.end(), has_long_key);
+  if (!value.is_object()) return false;
+  for (const auto& [key, member] : value.items()) {
+    if (Json(key).dump().size() > kMaxImplicitKey || has_long_key(member)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -34,6 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     } catch (const Json::exception& e) {
       jobset_webhook::fuzz::violated("a loaded document dumps as JSON", e.what());
     }
+    if (has_long_key(doc)) continue;
     const auto again = cli::parse_yaml_documents(dumped, "again.json");
     require(again.ok(), "a loaded document, as JSON, loads again", dumped + "\n" +
                                                                         (again.ok() ? "" : again.failure().message));
