@@ -278,21 +278,27 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
   const auto old_list = elements(member(old_spec, "replicatedJobs"));
   const auto new_list = elements(member(new_spec, "replicatedJobs"));
   const auto old_names = names_of(old_list), new_names = names_of(new_list);
-  const auto list_path = field::Path("spec").child("replicatedJobs");
-  if (old_names != new_names) {
-    auto sorted_old = old_names, sorted_new = new_names;
-    std::sort(sorted_old.begin(), sorted_old.end());
-    std::sort(sorted_new.begin(), sorted_new.end());
-    std::string detail(kFieldImmutable);
-    if (sorted_old == sorted_new) {
-      detail += ": " + describe_reorder(old_names, new_names);
-    } else {
-      Change change{Change::What::kListLength, {}, member(old_spec, "replicatedJobs"),
-                    member(new_spec, "replicatedJobs"), nullptr};
-      detail += ": " + describe_length_change(change);
-    }
-    ctx.errs.push_back(field::forbidden(list_path, detail));
+  // Same names in the same order: entries are compared position by position. That is matching
+  // by name while names are unique, as the CRD's list-map key keeps them, and it stays right for a
+  // crafted object that repeats a name or leaves names out, where a by-name lookup would compare
+  // every namesake with the first one.
+  if (old_names == new_names) {
+    for (std::size_t i = 0; i < new_list.size(); ++i) check_replicated_job(old_list[i], new_list[i], i, ctx);
+    return;
   }
+  const auto list_path = field::Path("spec").child("replicatedJobs");
+  auto sorted_old = old_names, sorted_new = new_names;
+  std::sort(sorted_old.begin(), sorted_old.end());
+  std::sort(sorted_new.begin(), sorted_new.end());
+  std::string detail(kFieldImmutable);
+  if (sorted_old == sorted_new) {
+    detail += ": " + describe_reorder(old_names, new_names);
+  } else {
+    Change change{Change::What::kListLength, {}, member(old_spec, "replicatedJobs"),
+                  member(new_spec, "replicatedJobs"), nullptr};
+    detail += ": " + describe_length_change(change);
+  }
+  ctx.errs.push_back(field::forbidden(list_path, detail));
   std::unordered_map<std::string_view, JsonView> old_by_name;
   for (const auto& rj : old_list) old_by_name.emplace(string_or_empty(member(rj, "name")), rj);
   for (std::size_t i = 0; i < new_list.size(); ++i) {

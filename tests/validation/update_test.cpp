@@ -295,3 +295,26 @@ TEST_CASE("A huge unnamed list that changes length is counted, not compared pair
         "spec.replicatedJobs[0].template.spec.template.spec.containers[0].args: Forbidden: field is immutable: "
         "20000 entries became 20001");
 }
+
+// Found by fuzz_update: entries were matched by name alone, so with a name given twice every
+// namesake was compared with the first one. A JobSet compared with itself was denied, and a
+// changed second namesake that equalled the first was allowed.
+TEST_CASE("ReplicatedJobs with repeated or missing names are compared position by position", "[validation][update]") {
+  const Json second_changed = with(jobset({replicated_job("a"), replicated_job("a")}),
+                                   "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2");
+  const Json same = jobset({replicated_job("a"), replicated_job("a")});
+  Json unnamed = jobset({replicated_job("x", 1, 1), replicated_job("y", 1, 2)});
+  for (auto& rj : unnamed["spec"]["replicatedJobs"]) rj.erase("name");
+  const std::vector<Case> cases = {
+      {"a JobSet with a repeated name equals itself", second_changed, second_changed, ""},
+      {"the second namesake may not become like the first", second_changed, same,
+       R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.1": field is immutable)"},
+      {"unnamed entries scale each at its place", unnamed,
+       with(with(unnamed, "/spec/replicatedJobs/0/replicas", 3), "/spec/replicatedJobs/1/replicas", 5), ""},
+      {"unnamed entries keep their templates", unnamed, with(unnamed, "/spec/replicatedJobs/1/template/spec/parallelism", 1),
+       "spec.replicatedJobs[1].template.spec.parallelism: Invalid value: 1: field is immutable"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
+}
