@@ -318,3 +318,55 @@ TEST_CASE("ReplicatedJobs with repeated or missing names are compared position b
     DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
   }
 }
+
+// Upstream decodes replicas, parallelism and completions into int32; a value Go cannot decode so
+// fails the request there. Here it is an error at the field: never a wrong allow.
+TEST_CASE("Counts outside int32, or not integers, are denied", "[validation][update]") {
+  const auto replicas = [](const std::string& value) {
+    return Parsed(R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":)" + value + "}]}}");
+  };
+  const Parsed old_js = replicas("1");
+  struct Row { std::string value, want; };
+  const std::vector<Row> rows = {
+      {"2147483647", ""},
+      {"2147483648", "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be less than or equal to 2147483647"},
+      {"9223372036854775807", "spec.replicatedJobs[0].replicas: Invalid value: 9223372036854775807: must be less than or equal to 2147483647"},
+      {"18446744073709551615", "spec.replicatedJobs[0].replicas: Invalid value: 18446744073709551615: must be less than or equal to 2147483647"},
+      {"-9223372036854775808", "spec.replicatedJobs[0].replicas: Invalid value: -9223372036854775808: must be greater than or equal to 0"},
+      {"2.5", "spec.replicatedJobs[0].replicas: Invalid value: 2.5: must be an integer"},
+      {"1e300", "spec.replicatedJobs[0].replicas: Invalid value: 1e+300: must be an integer"},
+      {R"("3")", R"(spec.replicatedJobs[0].replicas: Invalid value: "3": must be an integer)"},
+  };
+  for (const auto& r : rows) {
+    DYNAMIC_SECTION("replicas " << r.value) {
+      const Parsed new_js = replicas(r.value);
+      const auto findings = v::validate_update(old_js, new_js, Policy{});
+      CHECK(jobset_webhook::field::to_string(findings.errors) == r.want);
+      CHECK(findings.warnings.empty() == !r.want.empty());
+    }
+  }
+
+  const Json indexed = with(with(with(two_jobs(), kJobSpec + "/completionMode", "Indexed"), kJobSpec + "/parallelism", 2),
+                            kJobSpec + "/completions", 2);
+  const std::vector<Case> elastic = {
+      {"both beyond int32", indexed,
+       with(with(indexed, kJobSpec + "/parallelism", 2147483648LL), kJobSpec + "/completions", 2147483648LL),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 2147483648: must be less than or equal to 2147483647, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2147483648: must be less than or equal to 2147483647]",
+       elastic_parallelism()},
+      {"fractions", indexed, with(with(indexed, kJobSpec + "/parallelism", 2.5), kJobSpec + "/completions", 2.5),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 2.5: must be an integer, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2.5: must be an integer]",
+       elastic_parallelism()},
+      {"strings", indexed, with(with(indexed, kJobSpec + "/parallelism", "4"), kJobSpec + "/completions", "4"),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: \"4\": must be an integer, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: \"4\": must be an integer]",
+       elastic_parallelism()},
+      {"the largest int32 is fine", indexed,
+       with(with(indexed, kJobSpec + "/parallelism", 2147483647), kJobSpec + "/completions", 2147483647), "",
+       elastic_parallelism()},
+  };
+  for (const auto& c : elastic) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
+}
