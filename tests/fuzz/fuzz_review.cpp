@@ -77,8 +77,10 @@ std::string self_update(const Json& review, bool scale, std::size_t seed) {
   Json& request = copy["request"];
   request["operation"] = "UPDATE";
   request["oldObject"] = request["object"];
-  if (scale && request["object"].is_object() && request["object"]["spec"].is_object()) {
-    Json& rjobs = request["object"]["spec"]["replicatedJobs"];
+  Json& object = request["object"];
+  if (scale && object.is_object() && object.contains("spec") && object["spec"].is_object() &&
+      object["spec"].contains("replicatedJobs")) {
+    Json& rjobs = object["spec"]["replicatedJobs"];
     static constexpr int64_t kReplicas[] = {0, 1, 2, 7, 1000, 2147483647};
     for (std::size_t i = 0; rjobs.is_array() && i < rjobs.size(); ++i) {
       if (rjobs[i].is_object()) rjobs[i]["replicas"] = kReplicas[(seed + i) % std::size(kReplicas)];

@@ -30,6 +30,12 @@ namespace v = jobset_webhook::validation;
 
 constexpr int kMaxEdits = 8;
 
+// js.spec when it is an object (operator[] would add it, or throw on a string).
+Json* spec_of(Json& js) {
+  if (!js.is_object() || !js.contains("spec") || !js["spec"].is_object()) return nullptr;
+  return &js["spec"];
+}
+
 // A member or element of value chosen by the fuzz bytes, descending while they say so.
 Json* pick(Json& value, FuzzedDataProvider& fdp) {
   Json* node = &value;
@@ -64,8 +70,10 @@ Json some_value(FuzzedDataProvider& fdp) {
 bool edit(Json& js, FuzzedDataProvider& fdp) {
   const int op = fdp.ConsumeIntegralInRange(0, 6);
   if (op == 0) {
-    Json* rjobs = js.is_object() && js["spec"].is_object() ? &js["spec"]["replicatedJobs"] : nullptr;
-    if (rjobs == nullptr || !rjobs->is_array() || rjobs->empty()) return true;
+    Json* spec = spec_of(js);
+    if (spec == nullptr || !spec->contains("replicatedJobs")) return true;
+    Json* rjobs = &(*spec)["replicatedJobs"];
+    if (!rjobs->is_array() || rjobs->empty()) return true;
     Json& rj = (*rjobs)[fdp.ConsumeIntegralInRange<std::size_t>(0, rjobs->size() - 1)];
     if (rj.is_object()) rj["replicas"] = fdp.ConsumeIntegralInRange<int64_t>(0, 2147483647);
     return true;
@@ -96,7 +104,7 @@ bool edit(Json& js, FuzzedDataProvider& fdp) {
       }
       break;
     default:
-      if (js.is_object()) js["spec"]["suspend"] = fdp.ConsumeBool();
+      if (Json* spec = spec_of(js)) (*spec)["suspend"] = fdp.ConsumeBool();
       break;
   }
   return false;
