@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -251,6 +252,10 @@ Result<std::vector<Json>> parse_yaml_documents(std::string_view text, std::strin
     YAML::Parser parser(stream);
     while (!builder.failure() && parser.HandleNextDocument(builder)) {
     }
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's parser recurses and stops itself at a depth of its own (a few hundred levels),
+    // with the unhelpful message "bad file".
+    return Failure{400, position(source, e.mark) + ": document nested too deeply"};
   } catch (const YAML::Exception& e) {
     return Failure{400, position(source, e.mark) + ": " + e.msg};
   } catch (const std::exception& e) {

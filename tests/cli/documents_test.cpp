@@ -45,7 +45,15 @@ TEST_CASE("Malformed YAML is a failure with its line", "[cli][documents]") {
 
 TEST_CASE("Deeply nested YAML is refused without a crash", "[cli][documents]") {
   const auto docs = cli::parse_yaml_documents(std::string(100000, '[') + std::string(100000, ']'), "deep.yaml");
-  CHECK_FALSE(docs.ok());
+  REQUIRE_FALSE(docs.ok());
+  CHECK(docs.failure().message == "deep.yaml:1:1: document nested too deeply");
+  std::string block;
+  for (int i = 0; i < 100000; ++i) block += "- ";
+  const auto blocks = cli::parse_yaml_documents(block + "x\n", "block.yaml");
+  REQUIRE_FALSE(blocks.ok());
+  CHECK(blocks.failure().message == "block.yaml:1:1000: document nested too deeply");
+  const auto fine = cli::parse_yaml_documents(std::string(300, '[') + std::string(300, ']'), "300.yaml");
+  REQUIRE(fine.ok());
 }
 
 TEST_CASE("A missing file is a failure that names it", "[cli][documents]") {
