@@ -12,6 +12,10 @@ Failure policy_error(const std::string& key, const std::string& problem) {
   return Failure{400, "policy: " + key + ": " + problem};
 }
 
+// The offending value as JSON for the message. Invalid UTF-8 is replaced rather than thrown about:
+// parse_policy never throws, and a hand-built Json may hold any bytes.
+std::string shown(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 // One boolean switch of a section: its key in the file and where it lands.
 using Switch = std::pair<const char*, bool*>;
 
@@ -28,7 +32,7 @@ std::string known_keys(const std::vector<Switch>& switches) {
 std::optional<Failure> read_switches(const std::string& section, const Json& value,
                                      const std::vector<Switch>& switches) {
   if (value.is_null()) return std::nullopt;
-  if (!value.is_object()) return policy_error(section, "must be a mapping, got " + value.dump());
+  if (!value.is_object()) return policy_error(section, "must be a mapping, got " + shown(value));
   for (const auto& [name, flag] : value.items()) {
     bool* target = nullptr;
     for (const auto& [k, t] : switches) {
@@ -37,7 +41,7 @@ std::optional<Failure> read_switches(const std::string& section, const Json& val
     if (target == nullptr) {
       return policy_error(section + "." + name, "unknown key (known: " + known_keys(switches) + ")");
     }
-    if (!flag.is_boolean()) return policy_error(section + "." + name, "must be a boolean, got " + flag.dump());
+    if (!flag.is_boolean()) return policy_error(section + "." + name, "must be a boolean, got " + shown(flag));
     *target = flag.get<bool>();
   }
   return std::nullopt;
@@ -48,7 +52,7 @@ std::optional<Failure> read_switches(const std::string& section, const Json& val
 Result<Policy> parse_policy(const Json& document) {
   Policy policy;
   if (document.is_null()) return policy;  // an empty file keeps every default
-  if (!document.is_object()) return policy_error("<root>", "must be a mapping, got " + document.dump());
+  if (!document.is_object()) return policy_error("<root>", "must be a mapping, got " + shown(document));
   for (const auto& [key, value] : document.items()) {
     std::optional<Failure> problem;
     if (key == "elastic") {

@@ -51,3 +51,14 @@ TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[
     }
   }
 }
+
+// Found by fuzz_policy: a policy document holding a string with invalid UTF-8 made the message's
+// Json::dump throw out of parse_policy, which promises never to throw.
+TEST_CASE("A policy value with invalid UTF-8 is refused with a message, never an exception", "[policy]") {
+  const auto p = parse_policy(Json("bad\xFF"));
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.failure().message == "policy: <root>: must be a mapping, got \"bad\xEF\xBF\xBD\"");
+  const auto q = parse_policy(Json{{"elastic", {{"replicas", "\xC3"}}}});
+  REQUIRE_FALSE(q.ok());
+  CHECK(q.failure().message == "policy: elastic.replicas: must be a boolean, got \"\xEF\xBF\xBD\"");
+}

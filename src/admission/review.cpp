@@ -1,6 +1,8 @@
 #include "jobset_webhook/admission/review.h"
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "admission/go_json.h"
 
@@ -28,6 +30,48 @@ std::optional<std::string_view> string_field(JsonView object, std::string_view k
   const auto v = field_of(object, key);
   if (!v || v->type() != element_type::STRING) return std::nullopt;
   return std::string_view(*v);
+}
+
+// Objects with at most this many members are checked pairwise, larger ones through a sorted copy
+// of their keys: linear for the usual small objects, n log n for a 100,000-entry map.
+constexpr std::size_t kSmallObject = 16;
+
+// The first key found twice in one object of the document, if any.
+//
+// Go's encoding/json keeps the last of duplicate keys; simdjson's at_key, which the core reads
+// with, finds the first. A request with duplicates could therefore be judged on other values
+// than those the API server stores (say, an old "replicas" followed by a changed template). The
+// API server never sends duplicates: it decodes the object and encodes it again for the webhook.
+// So a request that holds one was crafted, and it is refused as a whole (400) rather than read
+// either way. The walk is iterative: simdjson already bounds the depth, this stays safe anyway.
+std::optional<std::string_view> duplicate_key(JsonView root) {
+  std::vector<JsonView> pending{root};
+  std::vector<std::string_view> keys;
+  while (!pending.empty()) {
+    const JsonView value = pending.back();
+    pending.pop_back();
+    if (value.type() == element_type::ARRAY) {
+      for (const auto element : JsonArrayView(value)) pending.push_back(element);
+      continue;
+    }
+    if (value.type() != element_type::OBJECT) continue;
+    keys.clear();
+    for (const auto [key, member] : JsonObjectView(value)) {
+      keys.push_back(key);
+      pending.push_back(member);
+    }
+    if (keys.size() <= kSmallObject) {
+      for (std::size_t i = 1; i < keys.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (keys[i] == keys[j]) return keys[i];
+        }
+      }
+      continue;
+    }
+    std::sort(keys.begin(), keys.end());
+    if (const auto it = std::adjacent_find(keys.begin(), keys.end()); it != keys.end()) return *it;
+  }
+  return std::nullopt;
 }
 
 // What the response needs before the request is known to be usable.
@@ -114,6 +158,10 @@ std::string respond(JsonView root, const Policy& policy, Hook hook) {
   const auto request = field_of(root, "request");
   if (request && request->type() == element_type::OBJECT) env.uid = string_field(*request, "uid").value_or("");
 
+  if (const auto key = duplicate_key(root)) {
+    return bad_request(env, "the request holds the JSON key " + field::go_quote(*key) +
+                                " twice in one object; refused because decoders disagree on which one counts");
+  }
   if (string_field(root, "kind") != "AdmissionReview" ||
       (api_version != kApiVersionV1 && api_version != kApiVersionV1beta1)) {
     return bad_request(env, "not an AdmissionReview: expected kind AdmissionReview and apiVersion admission.k8s.io/v1 or v1beta1");

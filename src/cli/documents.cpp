@@ -6,13 +6,16 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <regex>
+#include <algorithm>
 #include <sstream>
 #include <unordered_set>
 
+#include <simdjson.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "cli/pointer_internal.h"
+#include "cli/yaml_events_internal.h"
 #include "jobset_webhook/field/value.h"
 
 namespace jobset_webhook::cli {
@@ -25,14 +28,53 @@ constexpr int kMaxYamlDepth = 512;
 // once its conversion passes this many, which is far above any real set of manifests.
 constexpr std::size_t kMaxYamlValues = 1'000'000;
 
+bool digits(std::string_view s, bool (*is_digit)(char)) { return !s.empty() && std::all_of(s.begin(), s.end(), is_digit); }
+bool decimal(char c) { return c >= '0' && c <= '9'; }
+bool octal(char c) { return c >= '0' && c <= '7'; }
+bool hex(char c) { return decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+, matched by hand: std::regex costs more than the rest
+// of the conversion together.
+bool core_schema_int(std::string_view s) {
+  if (s.rfind("0o", 0) == 0) return digits(s.substr(2), octal);
+  if (s.rfind("0x", 0) == 0) return digits(s.substr(2), hex);
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return digits(s, decimal);
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool core_schema_float(std::string_view s) {
+  std::size_t i = 0;
+  const auto skip_digits = [&] {
+    const std::size_t start = i;
+    while (i < s.size() && decimal(s[i])) ++i;
+    return i > start;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!skip_digits()) return false;
+  } else {
+    if (!skip_digits()) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      skip_digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!skip_digits()) return false;
+  }
+  return i == s.size();
+}
+
 // YAML 1.2 core schema, which is what Kubernetes' sigs.k8s.io/yaml (through JSON) resolves.
 Json plain_scalar(const std::string& s) {
-  static const std::regex kInt("[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+");
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (std::regex_match(s, kInt)) {
+  if (core_schema_int(s)) {
     std::int64_t n = 0;
     const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
     int base = 10;
@@ -42,7 +84,7 @@ Json plain_scalar(const std::string& s) {
     if (res.ec == std::errc() && res.ptr == s.data() + s.size()) return n;
     return s;  // out of int64 range: keep the text rather than lose digits
   }
-  if (std::regex_match(s, kFloat)) {
+  if (core_schema_float(s)) {
     try {
       return std::stod(s);
     } catch (const std::exception&) {
@@ -78,6 +120,11 @@ class Converter {
       case YAML::NodeType::Undefined:
         return Json(nullptr);
       case YAML::NodeType::Scalar:
+        // yaml-cpp passes invalid UTF-8 through; YAML text must be Unicode, kubectl refuses it,
+        // and a Json holding it could not be written.
+        if (!simdjson::validate_utf8(node.Scalar().data(), node.Scalar().size())) {
+          return Failure{400, at(source_, node) + ": not valid UTF-8"};
+        }
         // A quoted scalar (tag "!") is always a string.
         if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return Json(node.Scalar());
         return plain_scalar(node.Scalar());
@@ -100,6 +147,14 @@ class Converter {
         for (const auto& kv : node) {
           if (!kv.first.IsScalar()) return Failure{400, at(source_, kv.first) + ": mapping keys must be scalars"};
           const std::string& key = kv.first.Scalar();
+          if (!simdjson::validate_utf8(key.data(), key.size())) {
+            return Failure{400, at(source_, kv.first) + ": not valid UTF-8"};
+          }
+          // A plain << is YAML 1.1's merge key, which Kubernetes' reader expands and yaml-cpp
+          // would read as a field named "<<": refuse it rather than judge another object.
+          if (key == "<<" && kv.first.Tag() == "?") {
+            return Failure{400, at(source_, kv.first) + ": merge keys (<<) are not supported; write the fields out"};
+          }
           // Kubernetes' decoder refuses a repeated key; taking either copy would hide a change.
           if (!seen.insert(key).second) {
             return Failure{400, at(source_, kv.first) + ": key " + field::go_quote(key) + " is repeated in this mapping"};
@@ -146,6 +201,10 @@ Result<std::vector<LocatedDocument>> parse_stream(std::string_view text, std::st
       if (keep_marks) located.marks.emplace("", mark_of(doc));
       out.push_back(std::move(located));
     }
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp stops itself a few hundred levels deep, with the unhelpful message "bad file".
+    return Failure{400, std::string(source) + ":" + std::to_string(e.mark.line + 1) + ":" +
+                            std::to_string(e.mark.column + 1) + ": document nested too deeply"};
   } catch (const YAML::Exception& e) {
     return Failure{400, std::string(source) + ":" + std::to_string(e.mark.line + 1) + ":" +
                             std::to_string(e.mark.column + 1) + ": " + e.msg};
@@ -214,14 +273,14 @@ Result<std::string> read_input(const std::string& path) {
 }
 
 Result<std::vector<Json>> parse_yaml_documents(std::string_view text, std::string_view source) {
-  auto located = parse_stream(text, source, false);
-  if (!located.ok()) return located.failure();
-  std::vector<Json> out;
-  for (auto& doc : located.value()) out.push_back(std::move(doc.value));
-  return out;
+  return parse_yaml_events(text, source);
 }
 
 Result<std::vector<LocatedDocument>> parse_located_documents(std::string_view text, std::string_view source) {
+  // The event reader vets the text first: YAML::LoadAll, which the marks need, never returns on
+  // some malformed input.
+  const auto vetted = parse_yaml_events(text, source);
+  if (!vetted.ok()) return vetted.failure();
   return parse_stream(text, source, true);
 }
 

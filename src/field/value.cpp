@@ -1,5 +1,6 @@
 #include "jobset_webhook/field/value.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
@@ -122,7 +123,8 @@ void append_go_json(std::string& out, JsonView root, std::size_t budget) {
   struct Frame {
     JsonView value;
     bool is_object;
-    JsonObjectView::iterator obj_it, obj_end;
+    Members members;  // objects: sorted by key, as Go writes a map
+    std::size_t next_member = 0;
     JsonArrayView::iterator arr_it, arr_end;
     bool first = true;
   };
@@ -130,15 +132,14 @@ void append_go_json(std::string& out, JsonView root, std::size_t budget) {
   auto emit = [&](JsonView v) {
     switch (v.type()) {
       case simdjson::dom::element_type::OBJECT: {
-        const auto obj = JsonObjectView(v);
         out += '{';
-        stack.push_back({v, true, obj.begin(), obj.end(), {}, {}});
+        stack.push_back({v, true, sorted_members(JsonObjectView(v)), 0, {}, {}});
         return;
       }
       case simdjson::dom::element_type::ARRAY: {
         const auto arr = JsonArrayView(v);
         out += '[';
-        stack.push_back({v, false, {}, {}, arr.begin(), arr.end()});
+        stack.push_back({v, false, {}, 0, arr.begin(), arr.end()});
         return;
       }
       case simdjson::dom::element_type::STRING:
@@ -165,18 +166,17 @@ void append_go_json(std::string& out, JsonView root, std::size_t budget) {
   while (!stack.empty() && out.size() <= budget) {
     Frame& top = stack.back();
     if (top.is_object) {
-      if (top.obj_it == top.obj_end) {
+      if (top.next_member == top.members.size()) {
         out += '}';
         stack.pop_back();
         continue;
       }
       if (!top.first) out += ',';
       top.first = false;
-      const auto kv = *top.obj_it;
-      ++top.obj_it;
-      append_go_json_string(out, kv.key);
+      const auto [key, value] = top.members[top.next_member++];
+      append_go_json_string(out, key);
       out += ':';
-      emit(kv.value);
+      emit(value);
     } else {
       if (top.arr_it == top.arr_end) {
         out += ']';
@@ -229,6 +229,18 @@ std::string go_quote(std::string_view s) {
   }
   out += '"';
   return out;
+}
+
+Members sorted_members(JsonObjectView object) {
+  Members members;
+  members.reserve(object.size());
+  for (const auto [key, value] : object) members.emplace_back(key, value);
+  std::stable_sort(members.begin(), members.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  const auto last = std::unique(members.begin(), members.end(),
+                                [](const auto& x, const auto& y) { return x.first == y.first; });
+  members.erase(last, members.end());
+  return members;
 }
 
 std::string go_json(JsonView value) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "jobset_webhook/field/value.h"
 #include "jobset_webhook/validation/quantity.h"
 
 namespace jobset_webhook::validation {
@@ -15,7 +16,63 @@ MaybeJson present(JsonView v) {
   return v;
 }
 
+MaybeJson present(MaybeJson v) { return v ? present(*v) : std::nullopt; }
+
 bool has_type(MaybeJson v, element_type t) { return v && v->type() == t; }
+
+// Objects with at most this many members are compared by lookups, which allocate nothing; larger
+// ones through sorted member lists, so that a map of 100,000 labels costs n log n, not n^2.
+constexpr std::size_t kSmallObject = 16;
+
+bool is_small(MaybeJson object) { return !object || JsonObjectView(*object).size() <= kSmallObject; }
+
+// The value of key in object, null included; nullopt when the key is absent.
+MaybeJson lookup(MaybeJson object, std::string_view key) {
+  JsonView value;
+  if (!object || JsonObjectView(*object).at_key(key).get(value) != simdjson::SUCCESS) return std::nullopt;
+  return value;
+}
+
+// Calls visit(key, a_value, b_value) once per key of either object (a or b may be absent; a
+// side that lacks the key gets nullopt, a null value is passed as null) and returns whether every
+// visit returned true. With `sorted`, keys come in byte order, so that what a diff reports does
+// not depend on the key order of the request; without it, visiting stops at the first false.
+template <typename Visit>
+bool for_each_member(MaybeJson a, MaybeJson b, bool sorted, Visit visit) {
+  bool all = true;
+  if (!sorted && is_small(a) && is_small(b)) {
+    if (a) {
+      for (const auto [key, value] : JsonObjectView(*a)) {
+        if (!visit(key, MaybeJson(value), lookup(b, key))) return false;
+      }
+    }
+    if (b) {
+      for (const auto [key, value] : JsonObjectView(*b)) {
+        if (!lookup(a, key) && !visit(key, std::nullopt, MaybeJson(value))) return false;
+      }
+    }
+    return true;
+  }
+  const field::Members ma = a ? field::sorted_members(JsonObjectView(*a)) : field::Members{};
+  const field::Members mb = b ? field::sorted_members(JsonObjectView(*b)) : field::Members{};
+  std::size_t i = 0, j = 0;
+  while (i < ma.size() || j < mb.size()) {
+    bool equal = true;
+    if (j == mb.size() || (i < ma.size() && ma[i].first < mb[j].first)) {
+      equal = visit(ma[i].first, MaybeJson(ma[i].second), std::nullopt);
+      ++i;
+    } else if (i == ma.size() || mb[j].first < ma[i].first) {
+      equal = visit(mb[j].first, std::nullopt, MaybeJson(mb[j].second));
+      ++j;
+    } else {
+      equal = visit(ma[i].first, MaybeJson(ma[i].second), MaybeJson(mb[j].second));
+      ++i, ++j;
+    }
+    all &= equal;
+    if (!all && !sorted) return false;
+  }
+  return all;
+}
 
 bool is_number(JsonView v) {
   const auto t = v.type();
@@ -215,23 +272,10 @@ class Walker {
     if ((a && a->type() != element_type::OBJECT) || (b && b->type() != element_type::OBJECT)) {
       return record(json_equal(a, b), &kind, a, b);
     }
-    bool equal = true;
-    if (a) {
-      for (const auto [key, value] : JsonObjectView(*a)) {
-        const auto push = [key = key](field::Path& p) { p.push_child(key); };
-        equal &= descend(push, kind.field(key), present(value), member(b, key));
-        if (done(equal)) return false;
-      }
-    }
-    if (b) {
-      for (const auto [key, value] : JsonObjectView(*b)) {
-        if (member(a, key) || !present(value)) continue;
-        const auto push = [key = key](field::Path& p) { p.push_child(key); };
-        equal &= descend(push, kind.field(key), std::nullopt, present(value));
-        if (done(equal)) return false;
-      }
-    }
-    return equal;
+    return for_each_member(a, b, changes_ != nullptr, [&](std::string_view key, MaybeJson va, MaybeJson vb) {
+      const auto push = [key](field::Path& p) { p.push_child(key); };
+      return descend(push, kind.field(key), present(va), present(vb));
+    });
   }
 
   bool walk_slice(const FieldKind& kind, MaybeJson a, MaybeJson b) {
@@ -258,34 +302,15 @@ class Walker {
     if ((a && a->type() != element_type::OBJECT) || (b && b->type() != element_type::OBJECT)) {
       return record(json_equal(a, b), &kind, a, b);
     }
-    bool equal = true;
     // In a Go map an entry exists or not, whatever its value: presence is compared first.
-    if (a) {
-      for (const auto [key, value] : JsonObjectView(*a)) {
-        const auto push = [key = key](field::Path& p) { p.push_key(key); };
-        const auto other = b ? JsonObjectView(*b).at_key(key) : simdjson::simdjson_result<JsonView>();
-        if (!b || other.error() != simdjson::SUCCESS) {
-          if (path_ != nullptr) push(*path_);
-          record(false, nullptr, present(value), std::nullopt);
-          if (path_ != nullptr) path_->pop();
-          equal = false;
-        } else {
-          equal &= descend(push, kind.element.get(), present(value), present(other.value_unsafe()));
-        }
-        if (done(equal)) return false;
-      }
-    }
-    if (b) {
-      for (const auto [key, value] : JsonObjectView(*b)) {
-        if (a && JsonObjectView(*a).at_key(key).error() == simdjson::SUCCESS) continue;
-        if (path_ != nullptr) path_->push_key(key);
-        record(false, nullptr, std::nullopt, present(value));
-        if (path_ != nullptr) path_->pop();
-        equal = false;
-        if (done(equal)) return false;
-      }
-    }
-    return equal;
+    return for_each_member(a, b, changes_ != nullptr, [&](std::string_view key, MaybeJson va, MaybeJson vb) {
+      const auto push = [key](field::Path& p) { p.push_key(key); };
+      if (va && vb) return descend(push, kind.element.get(), present(va), present(vb));
+      if (path_ != nullptr) push(*path_);
+      record(false, nullptr, present(va), present(vb));
+      if (path_ != nullptr) path_->pop();
+      return false;
+    });
   }
 
   const DiffOptions& options_;
@@ -322,15 +347,10 @@ bool json_equal(MaybeJson a, MaybeJson b) {
       }
       return true;
     }
-    case element_type::OBJECT: {
-      for (const auto [key, value] : JsonObjectView(*a)) {
-        if (!json_equal(present(value), member(b, key))) return false;
-      }
-      for (const auto [key, value] : JsonObjectView(*b)) {
-        if (present(value) && !member(a, key)) return false;
-      }
-      return true;
-    }
+    case element_type::OBJECT:
+      return for_each_member(a, b, false, [](std::string_view, MaybeJson va, MaybeJson vb) {
+        return json_equal(present(va), present(vb));
+      });
     default: return true;  // both null
   }
 }

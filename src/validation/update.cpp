@@ -42,6 +42,20 @@ std::optional<std::int64_t> integer(MaybeJson v) {
   return n;
 }
 
+constexpr std::int64_t kMaxInt32 = 2147483647;
+
+// Why a new value of an int32 field (replicas, parallelism, completions) cannot be what Go
+// decodes, or empty when it can. Upstream fails to decode such a request; here it is an error at
+// the field, so that it is never allowed.
+std::string_view int32_problem(JsonView v) {
+  switch (v.type()) {
+    case element_type::INT64:
+      return int64_t(v) > kMaxInt32 ? "must be less than or equal to 2147483647" : "";
+    case element_type::UINT64: return "must be less than or equal to 2147483647";  // > int64 max
+    default: return "must be an integer";
+  }
+}
+
 // The value printed for the new side of a changed leaf. An absent value-typed scalar is its Go
 // zero value, which is what upstream would have compared and printed.
 field::BadValue printed_new_value(const Change& change) {
@@ -202,13 +216,20 @@ void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::
         spec_path, "Cannot mutate parallelism or completions when JobSet is in a terminal state (Completed or Failed)"));
     return;
   }
+  // Upstream's checks, plus what upstream's decoder refuses before them: a value that is not an
+  // int32 (2.5, "4", 2147483648) is an error, never allowed.
+  const auto check_count = [&](bool changed, MaybeJson value, std::string_view name, std::string_view below_one) {
+    if (!changed || !value) return;  // removed: upstream's nil checks let it pass
+    const auto n = integer(value);
+    if (n && *n < 1) {
+      ctx.errs.push_back(field::invalid(spec_path.child(name), field::BadValue::of(*value), below_one));
+    } else if (const auto problem = int32_problem(*value); !problem.empty()) {
+      ctx.errs.push_back(field::invalid(spec_path.child(name), field::BadValue::of(*value), problem));
+    }
+  };
+  check_count(p_changed, new_p, "parallelism", "parallelism must be >= 1");
+  check_count(c_changed, new_c, "completions", "completions must be >= 1");
   const auto p = integer(new_p), c = integer(new_c);
-  if (p_changed && p && *p < 1) {
-    ctx.errs.push_back(field::invalid(spec_path.child("parallelism"), field::BadValue::of(*new_p), "parallelism must be >= 1"));
-  }
-  if (c_changed && c && *c < 1) {
-    ctx.errs.push_back(field::invalid(spec_path.child("completions"), field::BadValue::of(*new_c), "completions must be >= 1"));
-  }
   if (p && c && *p != *c) {
     ctx.errs.push_back(field::invalid(spec_path.child("completions"), field::BadValue::of(*new_c),
                                       "completions must be equal to parallelism for Elastic Indexed Jobs"));
@@ -221,14 +242,12 @@ void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_pa
   const auto path = rj_path.child("replicas");
   const std::int64_t old_n = integer(old_r).value_or(0);
   const auto new_n = integer(new_r);
-  if (!new_n) {
-    ctx.errs.push_back(field::invalid(path, new_r ? field::BadValue::of(*new_r) : field::BadValue::integer(0),
-                                      "must be an integer"));
-  } else if (*new_n < 0) {
+  if (!new_r) {
+    ctx.errs.push_back(field::invalid(path, field::BadValue::integer(0), "must be an integer"));
+  } else if (new_n && *new_n < 0) {
     ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n), "must be greater than or equal to 0"));
-  } else if (*new_n > std::numeric_limits<std::int32_t>::max()) {
-    // replicas is an int32 upstream: a larger value never reaches a controller.
-    ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n), "must be no more than 2147483647"));
+  } else if (const auto problem = int32_problem(*new_r); !problem.empty()) {
+    ctx.errs.push_back(field::invalid(path, field::BadValue::of(*new_r), problem));
   } else {
     ctx.scaled.push_back({std::string(string_or_empty(member(new_rj, "name"))), old_n, *new_n});
   }
@@ -282,21 +301,27 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
   const auto old_list = elements(member(old_spec, "replicatedJobs"));
   const auto new_list = elements(member(new_spec, "replicatedJobs"));
   const auto old_names = names_of(old_list), new_names = names_of(new_list);
-  const auto list_path = field::Path("spec").child("replicatedJobs");
-  if (old_names != new_names) {
-    auto sorted_old = old_names, sorted_new = new_names;
-    std::sort(sorted_old.begin(), sorted_old.end());
-    std::sort(sorted_new.begin(), sorted_new.end());
-    std::string detail(kFieldImmutable);
-    if (sorted_old == sorted_new) {
-      detail += ": " + describe_reorder(old_names, new_names);
-    } else {
-      Change change{Change::What::kListLength, {}, member(old_spec, "replicatedJobs"),
-                    member(new_spec, "replicatedJobs"), nullptr};
-      detail += ": " + describe_length_change(change);
-    }
-    ctx.errs.push_back(field::forbidden(list_path, detail));
+  // Same names in the same order: entries are compared position by position. That is matching
+  // by name while names are unique, as the CRD's list-map key keeps them, and it stays right for a
+  // crafted object that repeats a name or leaves names out, where a by-name lookup would compare
+  // every namesake with the first one.
+  if (old_names == new_names) {
+    for (std::size_t i = 0; i < new_list.size(); ++i) check_replicated_job(old_list[i], new_list[i], i, ctx);
+    return;
   }
+  const auto list_path = field::Path("spec").child("replicatedJobs");
+  auto sorted_old = old_names, sorted_new = new_names;
+  std::sort(sorted_old.begin(), sorted_old.end());
+  std::sort(sorted_new.begin(), sorted_new.end());
+  std::string detail(kFieldImmutable);
+  if (sorted_old == sorted_new) {
+    detail += ": " + describe_reorder(old_names, new_names);
+  } else {
+    Change change{Change::What::kListLength, {}, member(old_spec, "replicatedJobs"),
+                  member(new_spec, "replicatedJobs"), nullptr};
+    detail += ": " + describe_length_change(change);
+  }
+  ctx.errs.push_back(field::forbidden(list_path, detail));
   std::unordered_map<std::string_view, JsonView> old_by_name;
   for (const auto& rj : old_list) old_by_name.emplace(string_or_empty(member(rj, "name")), rj);
   for (std::size_t i = 0; i < new_list.size(); ++i) {

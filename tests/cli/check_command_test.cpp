@@ -245,7 +245,7 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][che
       {"malformed YAML, with its line", "check --old " + good + " --new " + dir.write("bad.yaml", "kind: JobSet\nspec:\n  a: [1,\n"), "",
        "jobset-webhook check: " + dir.path() + "/bad.yaml:4:1: end of sequence flow not found\n"},
       {"a repeated key", "validate -", "apiVersion: v1\nkind: ConfigMap\nkind: Secret\n",
-       "jobset-webhook validate: <stdin>:3:1: key \"kind\" is repeated in this mapping\n"},
+       "jobset-webhook validate: <stdin>:3:1: duplicate key \"kind\"\n"},
       {"duplicate JobSet names", "check --old " + good + " --new -", parallel + "\n---\n" + parallel,
        "jobset-webhook check: <stdin>:40:1: --new holds JobSet default/paralleljobs twice (first at <stdin>:1:1); a cluster holds one\n"},
       {"an unknown policy key", "check --config " + dir.write("policy.yaml", "elastic:\n  replica: true\n") + " --old " + good + " --new " + good, "",

@@ -28,7 +28,16 @@ TEST_CASE("Scalars print bare and null prints as null", "[field][value]") {
 
 TEST_CASE("Objects and lists print as compact JSON in Go's encoding", "[field][value]") {
   CHECK(field::BadValue::of(Parsed(R"({"b": 1, "a": [true, null, "<&>"]})").root()).printed() ==
-        R"({"b":1,"a":[true,null,"\u003c\u0026\u003e"]})");
+        R"({"a":[true,null,"\u003c\u0026\u003e"],"b":1})");
+}
+
+// Found by fuzz_review: the printed value followed the request's key order, so the same JobSet
+// sent with its keys in another order got a different message.
+TEST_CASE("Object keys print sorted, as Go writes a map, whatever order they came in", "[field][value]") {
+  const std::string want = R"({"a":{"x":1,"y":2},"b":[{"m":1,"n":2}]})";
+  CHECK(field::go_json(Parsed(R"({"b":[{"n":2,"m":1}],"a":{"y":2,"x":1}})").root()) == want);
+  CHECK(field::go_json(Parsed(R"({"a":{"x":1,"y":2},"b":[{"m":1,"n":2}]})").root()) == want);
+  CHECK(field::BadValue::of(Parsed(R"({"b":[{"n":2,"m":1}],"a":{"y":2,"x":1}})").root()).printed() == want);
 }
 
 TEST_CASE("Long values are elided to a readable length", "[field][value]") {

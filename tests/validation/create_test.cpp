@@ -347,7 +347,7 @@ TEST_CASE("Upstream's volumeClaimPolicy create cases, translated", "[validation]
       {"volumeClaimPolicy is invalid since no matching volumeMount in containers",
        spec({claim_policy("test-volume")}, {rjob("job-1")}),
        // The value is the replicatedJobs list as JSON, cut to 80 bytes.
-       R"(spec.replicatedJobs: Invalid value: [{"name":"job-1","groupName":"default","replicas":1,"template":{"spec":{"temp...: )"
+       R"(spec.replicatedJobs: Invalid value: [{"groupName":"default","name":"job-1","replicas":1,"template":{"spec":{"temp...: )"
        "replicatedJob containers don't have a matching volumeMount: test-volume from VolumeClaimPolicies"},
       {"volumeClaimPolicy is invalid since volume name conflicts with existing volume",
        spec({claim_policy("conflicting-volume")}, {rjob("job-1", 1, Json::object(), conflicting_pod)}),

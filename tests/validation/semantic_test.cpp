@@ -97,7 +97,7 @@ TEST_CASE("Every value-typed scalar of the template equals its zero value when a
   CHECK(checked > 700);
 }
 
-TEST_CASE("diff reports each changed leaf at its exact path", "[validation][semantic]") {
+TEST_CASE("diff reports each changed leaf at its exact path, fields in key order", "[validation][semantic]") {
   const Parsed a(R"({"template":{"spec":{"template":{"spec":{"containers":[
       {"name":"main","image":"bash:5.1","args":["a"],"resources":{"limits":{"cpu":"1"}}}],
       "nodeSelector":{"zone":"a"}}}}}})");
@@ -110,12 +110,12 @@ TEST_CASE("diff reports each changed leaf at its exact path", "[validation][sema
   std::vector<std::string> paths;
   for (const auto& c : changes) paths.push_back(c.path);
   CHECK(paths == std::vector<std::string>{
-                     "spec.template.spec.template.spec.containers[0].image",
                      "spec.template.spec.template.spec.containers[0].args",
+                     "spec.template.spec.template.spec.containers[0].image",
                      "spec.template.spec.template.spec.containers[0].resources.limits[memory]",
                      "spec.template.spec.template.spec.nodeSelector[zone]",
                  });
-  CHECK(changes[1].what == v::Change::What::kListLength);
+  CHECK(changes[0].what == v::Change::What::kListLength);
   CHECK(path.to_string() == "spec");  // the walker leaves the path as it found it
 }
 
@@ -125,4 +125,14 @@ TEST_CASE("Ignored subtrees are left out of the comparison", "[validation][seman
   const v::FieldKind* ignored[] = {v::find_kind("template.spec.parallelism")};
   CHECK_FALSE(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root()));
   CHECK(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root(), v::DiffOptions{ignored}));
+}
+
+TEST_CASE("A field that is null on one side and set on the other is reported once", "[validation][semantic]") {
+  const Parsed a(R"({"template":{"spec":{"backoffLimit":null}}})");
+  const Parsed b(R"({"template":{"spec":{"backoffLimit":3}}})");
+  jobset_webhook::field::Path path("spec");
+  std::vector<v::Change> changes;
+  v::diff(&v::replicated_job_kind(), a.root(), b.root(), path, {}, changes);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].path == "spec.template.spec.backoffLimit");
 }

@@ -151,7 +151,7 @@ TEST_CASE("Elastic replicas: scale freely, everything else stays", "[validation]
       {"negative replicas", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", -1),
        "spec.replicatedJobs[0].replicas: Invalid value: -1: must be greater than or equal to 0"},
       {"replicas beyond int32", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 2147483648LL),
-       "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be no more than 2147483647"},
+       "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be less than or equal to 2147483647"},
       {"replicas that is not an integer", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", "3"),
        R"(spec.replicatedJobs[0].replicas: Invalid value: "3": must be an integer)"},
       {"replicas immutable when the policy says so", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3),
@@ -226,6 +226,31 @@ TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]"
   });
 }
 
+// Found by fuzz_review: errors came in the key order of the new object, so the same change sent
+// with its keys in another order got a different message.
+TEST_CASE("The errors of an update do not depend on the key order of the objects", "[validation][update]") {
+  const std::string old_spec = R"({"backoffLimit":1,"templcte":{},"template":{"spec":{"containers":[{"name":"main","image":"a"}]}}})";
+  const std::vector<std::string> new_specs = {
+      R"({"backoffLimit":2,"template":{"spec":{"containers":[{"name":"main","image":"b"}],"securityContext":{"runAsUser":1,"fsGroup":2}}},"activeDeadlineSeconds":5})",
+      R"({"activeDeadlineSeconds":5,"template":{"spec":{"securityContext":{"fsGroup":2,"runAsUser":1},"containers":[{"image":"b","name":"main"}]}},"backoffLimit":2})",
+  };
+  const auto jobset_with = [](const std::string& spec) {
+    return R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":)" + spec + "}}]}}";
+  };
+  const Parsed old_js(jobset_with(old_spec));
+  for (const auto& spec : new_specs) {
+    DYNAMIC_SECTION(spec) {
+      const Parsed new_js(jobset_with(spec));
+      CHECK(jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors) ==
+            "[spec.replicatedJobs[0].template.spec.activeDeadlineSeconds: Invalid value: 5: field is immutable, "
+            "spec.replicatedJobs[0].template.spec.backoffLimit: Invalid value: 2: field is immutable, "
+            "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: \"b\": field is immutable, "
+            "spec.replicatedJobs[0].template.spec.template.spec.securityContext: Invalid value: {\"fsGroup\":2,\"runAsUser\":1}: field is immutable, "
+            "spec.replicatedJobs[0].template.spec.templcte: Invalid value: null: field is immutable]");
+    }
+  }
+}
+
 TEST_CASE("A denied update carries no scale warnings", "[validation][update]") {
   const Parsed old_js(two_jobs());
   const Parsed new_js(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3), kPod + "/spec/containers/0/image", "x"));
@@ -273,4 +298,79 @@ TEST_CASE("A huge unnamed list that changes length is counted, not compared pair
   CHECK(jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors) ==
         "spec.replicatedJobs[0].template.spec.template.spec.containers[0].args: Forbidden: field is immutable: "
         "20000 entries became 20001");
+}
+
+// Found by fuzz_update: entries were matched by name alone, so with a name given twice every
+// namesake was compared with the first one. A JobSet compared with itself was denied, and a
+// changed second namesake that equalled the first was allowed.
+TEST_CASE("ReplicatedJobs with repeated or missing names are compared position by position", "[validation][update]") {
+  const Json second_changed = with(jobset({replicated_job("a"), replicated_job("a")}),
+                                   "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2");
+  const Json same = jobset({replicated_job("a"), replicated_job("a")});
+  Json unnamed = jobset({replicated_job("x", 1, 1), replicated_job("y", 1, 2)});
+  for (auto& rj : unnamed["spec"]["replicatedJobs"]) rj.erase("name");
+  const std::vector<Case> cases = {
+      {"a JobSet with a repeated name equals itself", second_changed, second_changed, ""},
+      {"the second namesake may not become like the first", second_changed, same,
+       R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.1": field is immutable)"},
+      {"unnamed entries scale each at its place", unnamed,
+       with(with(unnamed, "/spec/replicatedJobs/0/replicas", 3), "/spec/replicatedJobs/1/replicas", 5), ""},
+      {"unnamed entries keep their templates", unnamed, with(unnamed, "/spec/replicatedJobs/1/template/spec/parallelism", 1),
+       "spec.replicatedJobs[1].template.spec.parallelism: Invalid value: 1: field is immutable"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
+}
+
+// Upstream decodes replicas, parallelism and completions into int32; a value Go cannot decode so
+// fails the request there. Here it is an error at the field: never a wrong allow.
+TEST_CASE("Counts outside int32, or not integers, are denied", "[validation][update]") {
+  const auto replicas = [](const std::string& value) {
+    return Parsed(R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":)" + value + "}]}}");
+  };
+  const Parsed old_js = replicas("1");
+  struct Row { std::string value, want; };
+  const std::vector<Row> rows = {
+      {"2147483647", ""},
+      {"2147483648", "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be less than or equal to 2147483647"},
+      {"9223372036854775807", "spec.replicatedJobs[0].replicas: Invalid value: 9223372036854775807: must be less than or equal to 2147483647"},
+      {"18446744073709551615", "spec.replicatedJobs[0].replicas: Invalid value: 18446744073709551615: must be less than or equal to 2147483647"},
+      {"-9223372036854775808", "spec.replicatedJobs[0].replicas: Invalid value: -9223372036854775808: must be greater than or equal to 0"},
+      {"2.5", "spec.replicatedJobs[0].replicas: Invalid value: 2.5: must be an integer"},
+      {"1e300", "spec.replicatedJobs[0].replicas: Invalid value: 1e+300: must be an integer"},
+      {R"("3")", R"(spec.replicatedJobs[0].replicas: Invalid value: "3": must be an integer)"},
+  };
+  for (const auto& r : rows) {
+    DYNAMIC_SECTION("replicas " << r.value) {
+      const Parsed new_js = replicas(r.value);
+      const auto findings = v::validate_update(old_js, new_js, Policy{});
+      CHECK(jobset_webhook::field::to_string(findings.errors) == r.want);
+      CHECK(findings.warnings.empty() == !r.want.empty());
+    }
+  }
+
+  const Json indexed = with(with(with(two_jobs(), kJobSpec + "/completionMode", "Indexed"), kJobSpec + "/parallelism", 2),
+                            kJobSpec + "/completions", 2);
+  const std::vector<Case> elastic = {
+      {"both beyond int32", indexed,
+       with(with(indexed, kJobSpec + "/parallelism", 2147483648LL), kJobSpec + "/completions", 2147483648LL),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 2147483648: must be less than or equal to 2147483647, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2147483648: must be less than or equal to 2147483647]",
+       elastic_parallelism()},
+      {"fractions", indexed, with(with(indexed, kJobSpec + "/parallelism", 2.5), kJobSpec + "/completions", 2.5),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 2.5: must be an integer, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2.5: must be an integer]",
+       elastic_parallelism()},
+      {"strings", indexed, with(with(indexed, kJobSpec + "/parallelism", "4"), kJobSpec + "/completions", "4"),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: \"4\": must be an integer, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: \"4\": must be an integer]",
+       elastic_parallelism()},
+      {"the largest int32 is fine", indexed,
+       with(with(indexed, kJobSpec + "/parallelism", 2147483647), kJobSpec + "/completions", 2147483647), "",
+       elastic_parallelism()},
+  };
+  for (const auto& c : elastic) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
 }

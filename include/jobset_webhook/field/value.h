@@ -2,13 +2,15 @@
 
 // A field error's bad value, printed once, the way apimachinery's field.Error prints it:
 // strings Go-quoted ("bash:5.2", \" and \n escaped), numbers and bools bare (-1, true), null,
-// objects and lists as compact JSON in Go's encoding (<, >, & as \u003c, \u003e, \u0026).
+// objects and lists as compact JSON in Go's encoding (<, >, & as \u003c, \u003e, \u0026; keys sorted).
 // Long values are elided so that a message stays readable: see kMaxValueBytes.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "jobset_webhook/json.h"
 
@@ -38,7 +40,14 @@ class BadValue {
 // Go's strconv.Quote: printable UTF-8 kept, control characters and invalid bytes escaped.
 std::string go_quote(std::string_view s);
 
-// Compact JSON in Go's encoding/json style, key order as in the input.
+// Compact JSON in Go's encoding/json style: object keys sorted, as Go writes a map, so that the
+// printed value does not depend on the key order of the request.
 std::string go_json(JsonView value);
+
+using Members = std::vector<std::pair<std::string_view, JsonView>>;
+
+// The members of an object sorted by key (byte order). Of a key given twice, only the first, the
+// one simdjson's at_key finds.
+Members sorted_members(JsonObjectView object);
 
 }  // namespace jobset_webhook::field

@@ -3,7 +3,8 @@
 // The UPDATE rules: a field-level immutability diff of an old and a new JobSet.
 //
 // What may change (everything else in spec is immutable, one error per changed leaf):
-// - spec.replicatedJobs[*].replicas, to any value >= 0 (policy elastic.replicas, default on);
+// - spec.replicatedJobs[*].replicas, to any integer in [0, 2147483647] (int32, as upstream decodes
+//   it; policy elastic.replicas, default on);
 // - template.spec.parallelism and .completions of Indexed jobs under upstream's ElasticJobSet
 //   rules (policy elastic.parallelism, default off);
 // - while the JobSet is suspended (old or new spec.suspend true), the pod-template fields that

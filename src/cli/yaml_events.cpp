@@ -1,0 +1,277 @@
+// parse_yaml_events (cli/yaml_events_internal.h): YAML text to Json, straight from yaml-cpp's
+// parser events. yaml-cpp's own YAML::LoadAll is not used: on some malformed input (a stray ","
+// before a flow collection) it loops forever, allocating a null document per turn (yaml-cpp
+// issue 1040, fixed after 0.8). Building from events also lets aliases be expanded under a
+// budget and keys be checked as they come.
+
+#include <cctype>
+#include <charconv>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include "cli/yaml_events_internal.h"
+#include "jobset_webhook/field/value.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+// Json nested deeper than this is refused, so that printing or comparing it later, which
+// recurses, cannot exhaust the stack. yaml-cpp's parser has its own, deeper guard.
+constexpr std::size_t kMaxYamlDepth = 512;
+
+// Without aliases a YAML text cannot hold more values than it has bytes (plus the root); aliases
+// let a few hundred bytes expand to billions ("billion laughs"). What a text may expand to is
+// its size plus this much, enough for the odd shared block of a real manifest.
+constexpr std::size_t kAliasAllowance = 10000;
+
+bool all_digits(std::string_view s, int base) {
+  if (s.empty()) return false;
+  for (const char c : s) {
+    const bool ok = base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                               : c >= '0' && c < static_cast<char>('0' + base);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// YAML 1.2 core schema ints: [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+ (scanned, not matched with
+// std::regex, whose backtracking recurses once per character and overflows the stack on a long
+// scalar).
+bool is_core_int(std::string_view s) {
+  if (s.rfind("0o", 0) == 0) return all_digits(s.substr(2), 8);
+  if (s.rfind("0x", 0) == 0) return all_digits(s.substr(2), 16);
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return all_digits(s, 10);
+}
+
+// Core schema floats: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_core_float(std::string_view s) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  std::size_t mantissa = digits();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
+// YAML 1.2 core schema, which is what Kubernetes' sigs.k8s.io/yaml (through JSON) resolves.
+Json plain_scalar(const std::string& s) {
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  const char* const end = s.data() + s.size();
+  if (is_core_int(s)) {
+    std::int64_t n = 0;
+    const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
+    int base = 10;
+    if (s.rfind("0o", 0) == 0) base = 8, begin += 2;
+    if (s.rfind("0x", 0) == 0) base = 16, begin += 2;
+    const auto res = std::from_chars(begin, end, n, base);
+    if (res.ec == std::errc() && res.ptr == end) return n;
+    return s;  // out of int64 range: keep the text rather than lose digits
+  }
+  if (is_core_float(s)) {
+    double d = 0;
+    const auto res = std::from_chars(s.data() + (s[0] == '+' ? 1 : 0), end, d);
+    if (res.ec == std::errc() && res.ptr == end) return d;
+    return s;  // out of double range
+  }
+  return s;
+}
+
+std::string position(std::string_view source, const YAML::Mark& mark) {
+  return std::string(source) + ":" + std::to_string(mark.line + 1) + ":" +
+         std::to_string(mark.column + 1);
+}
+
+// Builds Json documents from parser events. The first problem is kept and every later event
+// ignored; the caller stops at the end of the document.
+class JsonBuilder : public YAML::EventHandler {
+ public:
+  JsonBuilder(std::string_view source, std::size_t max_values)
+      : source_(source), max_values_(max_values) {}
+
+  const std::optional<Failure>& failure() const { return failure_; }
+  std::vector<Json>& documents() { return documents_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    // The LoadAll bug: a document that starts where the previous one did consumed nothing.
+    if (last_start_ && *last_start_ == mark.pos) fail(mark, "not valid YAML here");
+    last_start_ = mark.pos;
+    root_ = nullptr;
+    anchors_.clear();  // anchors belong to their document
+  }
+
+  void OnDocumentEnd() override {
+    if (!failure_ && !root_.is_null()) documents_.push_back(std::move(root_));
+  }
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (failure_ || !count(mark, 1) || !not_a_key(mark)) return;
+    complete(nullptr, anchor, 1);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (failure_ || !not_a_key(mark)) return;
+    const auto it = anchors_.find(anchor);
+    // An alias inside its own anchor would be a cycle, which JSON cannot hold.
+    if (it == anchors_.end()) return fail(mark, "an alias refers to a node that contains it");
+    if (!count(mark, it->second.values)) return;
+    complete(it->second.value, 0, it->second.values);
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (failure_ || !count(mark, 1)) return;
+    // YAML is Unicode; yaml-cpp passes invalid bytes through, Kubernetes' reader refuses them.
+    if (!simdjson::validate_utf8(value.data(), value.size())) return fail(mark, "not valid UTF-8");
+    if (awaiting_key()) return take_key(mark, tag, value);
+    // "!" is yaml-cpp's tag for a quoted scalar, which is always a string.
+    complete(tag == "!" || tag == "tag:yaml.org,2002:str" ? Json(value) : plain_scalar(value),
+             anchor, 1);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, Json::array(), anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, Json::object(), anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    Json value;
+    YAML::anchor_t anchor;
+    std::size_t values_before;  // the count when the collection opened, to size an anchor
+    std::optional<std::string> key;
+    // Json's ordered map finds keys by a linear search: the set keeps a wide map linear.
+    std::unordered_set<std::string> keys;
+  };
+  struct Anchored {
+    Json value;
+    std::size_t values;
+  };
+
+  void fail(const YAML::Mark& mark, const std::string& message) {
+    if (!failure_) failure_ = Failure{400, position(source_, mark) + ": " + message};
+  }
+
+  bool count(const YAML::Mark& mark, std::size_t values) {
+    values_ += values;
+    if (values_ <= max_values_) return true;
+    (void)mark;  // the budget is the stream's, not a place in it
+    failure_ = Failure{400, std::string(source_) + ": aliases expand the YAML to more than " +
+                                std::to_string(max_values_) + " values"};
+    return false;
+  }
+
+  bool awaiting_key() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key;
+  }
+
+  bool not_a_key(const YAML::Mark& mark) {
+    if (!awaiting_key()) return true;
+    fail(mark, "mapping keys must be strings, numbers or booleans");
+    return false;
+  }
+
+  void take_key(const YAML::Mark& mark, const std::string& tag, const std::string& key) {
+    // yaml-cpp has no YAML 1.1 merge keys, which Kubernetes' reader expands: reading one as a
+    // field named "<<" would silently change the manifest.
+    if (key == "<<" && tag != "!")
+      return fail(mark, "merge keys (<<) are not supported; write the fields out");
+    Frame& map = stack_.back();
+    if (!map.keys.insert(key).second) return fail(mark, "duplicate key " + field::go_quote(key));
+    map.key = key;
+  }
+
+  void open(const YAML::Mark& mark, Json empty, YAML::anchor_t anchor) {
+    if (failure_ || !count(mark, 1) || !not_a_key(mark)) return;
+    if (stack_.size() >= kMaxYamlDepth) {
+      return fail(mark, "document nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
+    }
+    stack_.push_back({std::move(empty), anchor, values_ - 1, std::nullopt, {}});
+  }
+
+  void close() {
+    if (failure_) return;
+    Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    complete(std::move(frame.value), frame.anchor, values_ - frame.values_before);
+  }
+
+  // A finished value: the document root, the next item of a sequence, or the value of the
+  // pending key of a map.
+  void complete(Json value, YAML::anchor_t anchor, std::size_t values) {
+    if (anchor != 0) anchors_[anchor] = {value, values};
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return;
+    }
+    Frame& top = stack_.back();
+    if (top.value.is_array()) {
+      top.value.push_back(std::move(value));
+      return;
+    }
+    top.value.get_ref<Json::object_t&>().emplace_back(std::move(*top.key), std::move(value));
+    top.key.reset();
+  }
+
+  std::string_view source_;
+  std::size_t max_values_;
+  std::size_t values_ = 0;
+  std::optional<Failure> failure_;
+  std::optional<int> last_start_;
+  std::vector<Frame> stack_;
+  std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+  Json root_;
+  std::vector<Json> documents_;
+};
+
+}  // namespace
+
+Result<std::vector<Json>> parse_yaml_events(std::string_view text, std::string_view source) {
+  JsonBuilder builder(source, text.size() + kAliasAllowance);
+  try {
+    std::istringstream stream{std::string(text)};
+    YAML::Parser parser(stream);
+    while (!builder.failure() && parser.HandleNextDocument(builder)) {
+    }
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's parser recurses and stops itself at a depth of its own (a few hundred levels),
+    // with the unhelpful message "bad file".
+    return Failure{400, position(source, e.mark) + ": document nested too deeply"};
+  } catch (const YAML::Exception& e) {
+    return Failure{400, position(source, e.mark) + ": " + e.msg};
+  } catch (const std::exception& e) {
+    return Failure{400, std::string(source) + ": " + e.what()};
+  }
+  if (builder.failure()) return *builder.failure();
+  return std::move(builder.documents());
+}
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,18 @@
+#pragma once
+
+// The YAML reader that every YAML input goes through first: it builds Json from yaml-cpp's parser
+// events and refuses what Kubernetes' reader refuses or would read differently (invalid UTF-8,
+// duplicate and merge keys, aliases past a budget, deep nesting), and the inputs on which
+// yaml-cpp's YAML::LoadAll never returns. Failure names the source, line and column. Never throws.
+
+#include <string_view>
+#include <vector>
+
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook::cli {
+
+Result<std::vector<Json>> parse_yaml_events(std::string_view text, std::string_view source);
+
+}  // namespace jobset_webhook::cli
