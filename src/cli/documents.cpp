@@ -1,12 +1,12 @@
 #include "jobset_webhook/cli/documents.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <regex>
 #include <sstream>
 #include <unordered_set>
 
@@ -25,14 +25,53 @@ constexpr int kMaxYamlDepth = 512;
 // once its conversion passes this many, which is far above any real set of manifests.
 constexpr std::size_t kMaxYamlValues = 1'000'000;
 
+bool digits(std::string_view s, bool (*is_digit)(char)) { return !s.empty() && std::all_of(s.begin(), s.end(), is_digit); }
+bool decimal(char c) { return c >= '0' && c <= '9'; }
+bool octal(char c) { return c >= '0' && c <= '7'; }
+bool hex(char c) { return decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+, matched by hand: std::regex costs more than the rest
+// of the conversion together.
+bool core_schema_int(std::string_view s) {
+  if (s.rfind("0o", 0) == 0) return digits(s.substr(2), octal);
+  if (s.rfind("0x", 0) == 0) return digits(s.substr(2), hex);
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return digits(s, decimal);
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool core_schema_float(std::string_view s) {
+  std::size_t i = 0;
+  const auto skip_digits = [&] {
+    const std::size_t start = i;
+    while (i < s.size() && decimal(s[i])) ++i;
+    return i > start;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!skip_digits()) return false;
+  } else {
+    if (!skip_digits()) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      skip_digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!skip_digits()) return false;
+  }
+  return i == s.size();
+}
+
 // YAML 1.2 core schema, which is what Kubernetes' sigs.k8s.io/yaml (through JSON) resolves.
 Json plain_scalar(const std::string& s) {
-  static const std::regex kInt("[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+");
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (std::regex_match(s, kInt)) {
+  if (core_schema_int(s)) {
     std::int64_t n = 0;
     const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
     int base = 10;
@@ -42,7 +81,7 @@ Json plain_scalar(const std::string& s) {
     if (res.ec == std::errc() && res.ptr == s.data() + s.size()) return n;
     return s;  // out of int64 range: keep the text rather than lose digits
   }
-  if (std::regex_match(s, kFloat)) {
+  if (core_schema_float(s)) {
     try {
       return std::stod(s);
     } catch (const std::exception&) {
