@@ -37,6 +37,28 @@ i: 99999999999999999999
   CHECK(d["i"] == "99999999999999999999");
 }
 
+TEST_CASE("Plain scalars follow the YAML 1.2 core schema's integer and float forms", "[cli][documents]") {
+  struct Case {
+    std::string scalar;
+    Json want;
+  };
+  const std::vector<Case> cases = {
+      {"+1", 1}, {"-0", 0}, {"007", 7}, {"0o17", 15}, {"0x1F", 31}, {"1e3", 1000.0}, {".5", 0.5}, {"5.", 5.0},
+      {"-.5e-3", -0.0005}, {"+2.5E+2", 250.0}, {"0x", "0x"}, {"0o8", "0o8"}, {"-0x10", "-0x10"}, {"0x1G", "0x1G"},
+      {"1e", "1e"}, {"e3", "e3"}, {"+", "+"}, {".", "."}, {"1_000", "1_000"}, {"1.2.3", "1.2.3"},
+      {".e1", ".e1"}, {"1e+", "1e+"}, {"12abc", "12abc"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.scalar) {
+      const auto docs = cli::parse_yaml_documents("v: " + c.scalar + "\n", "s.yaml");
+      REQUIRE(docs.ok());
+      const Json& got = docs.value()[0]["v"];
+      CHECK(got == c.want);
+      CHECK(got.type() == c.want.type());
+    }
+  }
+}
+
 TEST_CASE("A YAML stream yields every non-empty document", "[cli][documents]") {
   const auto docs = cli::parse_yaml_documents("a: 1\n---\n---\nb: 2\n", "s.yaml");
   REQUIRE(docs.ok());

@@ -35,7 +35,7 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 }  // namespace
 
-TEST_CASE("Every subcommand has --help, and --version prints the version", "[cli][check_command]") {
+TEST_CASE("Every subcommand has --help, and --version prints the version", "[cli][manifest_commands]") {
   for (const std::string sub : {"review", "check", "validate", "default"}) {
     DYNAMIC_SECTION(sub) {
       const auto r = run_cli(sub + " --help");
@@ -52,7 +52,7 @@ TEST_CASE("Every subcommand has --help, and --version prints the version", "[cli
   CHECK(version.out == "0.1.0\n");
 }
 
-TEST_CASE("Scaling an example up or down passes; changing its image fails at the image's line", "[cli][check_command]") {
+TEST_CASE("Scaling an example up or down passes; changing its image fails at the image's line", "[cli][manifest_commands]") {
   ScratchDir dir;
   const auto base = slurp(example(kParallel));
   const auto old_path = example(kParallel);
@@ -78,7 +78,7 @@ TEST_CASE("Scaling an example up or down passes; changing its image fails at the
   }
 }
 
-TEST_CASE("check reads the new side from stdin", "[cli][check_command]") {
+TEST_CASE("check reads the new side from stdin", "[cli][manifest_commands]") {
   const auto base = slurp(example(kParallel));
   const auto r = run_cli("check --old " + example(kParallel) + " --new -", replaced(base, "args:\n", "args:\n                - 200s\n"));
   CHECK(r.exit_code == 1);
@@ -86,7 +86,7 @@ TEST_CASE("check reads the new side from stdin", "[cli][check_command]") {
         "<stdin>:20:15: spec.replicatedJobs[0].template.spec.template.spec.containers[0].args: Forbidden: field is immutable: added \"200s\"");
 }
 
-TEST_CASE("check compares directories of multi-document files and Lists, JobSet by JobSet", "[cli][check_command]") {
+TEST_CASE("check compares directories of multi-document files and Lists, JobSet by JobSet", "[cli][manifest_commands]") {
   ScratchDir dir;
   const auto parallel = slurp(example(kParallel));
   const auto group = slurp(example("simple/group.yaml"));
@@ -129,7 +129,7 @@ TEST_CASE("check compares directories of multi-document files and Lists, JobSet 
   CHECK(report["skipped"][0]["kind"] == "ConfigMap");
 }
 
-TEST_CASE("Each format of a denial parses back and agrees with the others", "[cli][check_command]") {
+TEST_CASE("Each format of a denial parses back and agrees with the others", "[cli][manifest_commands]") {
   ScratchDir dir;
   const auto edited = dir.write("new.yaml", replaced(slurp(example(kParallel)), "image: busybox", "image: busybox:1.36"));
   const std::string args = "check --old " + example(kParallel) + " --new " + edited + " --format ";
@@ -169,7 +169,7 @@ TEST_CASE("Each format of a denial parses back and agrees with the others", "[cl
   CHECK(allowed.out.find("<failure") == std::string::npos);
 }
 
-TEST_CASE("validate gives the server's CREATE verdict and message for each JobSet", "[cli][check_command]") {
+TEST_CASE("validate gives the server's CREATE verdict and message for each JobSet", "[cli][manifest_commands]") {
   // Inputs that upstream's CREATE rules judge; the verdict is whatever the server answers.
   ScratchDir dir;
   const std::string head = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: ";
@@ -202,7 +202,7 @@ TEST_CASE("validate gives the server's CREATE verdict and message for each JobSe
   }
 }
 
-TEST_CASE("validate reads files, directories and stdin", "[cli][check_command]") {
+TEST_CASE("validate reads files, directories and stdin", "[cli][manifest_commands]") {
   const auto files = run_cli("validate " + example(kParallel) + " " + example("simple/group.yaml"));
   CHECK(files.exit_code == 0);
   CHECK(files.out == "validate: 2 JobSets: 0 denied, 2 allowed; 0 other objects skipped\n");
@@ -213,7 +213,7 @@ TEST_CASE("validate reads files, directories and stdin", "[cli][check_command]")
   CHECK(directory.out.find("validate: 8 JobSets: ") == 0);
 }
 
-TEST_CASE("default prints what the cluster would store, as YAML that reads back", "[cli][check_command]") {
+TEST_CASE("default prints what the cluster would store, as YAML that reads back", "[cli][manifest_commands]") {
   const auto input = slurp(example("workload-aware-scheduling/preemption/high-priority-jobset.yaml"));
   const auto r = run_cli("default -", input);
   CHECK(r.exit_code == 0);
@@ -227,7 +227,7 @@ TEST_CASE("default prints what the cluster would store, as YAML that reads back"
   CHECK(docs.value()[0]["spec"]["replicatedJobs"][0]["groupName"].is_string());
 }
 
-TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][check_command]") {
+TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][manifest_commands]") {
   ScratchDir dir;
   const auto good = example(kParallel);
   const auto parallel = slurp(good);
@@ -268,7 +268,7 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][che
   }
 }
 
-TEST_CASE("Manifests rewritten by kubectl are checked the same way", "[cli][check_command]") {
+TEST_CASE("Manifests rewritten by kubectl are checked the same way", "[cli][manifest_commands]") {
   // kubectl is a convenience here: it reorders keys and re-indents, as a real edit might.
   if (std::system("command -v kubectl >/dev/null 2>&1") != 0) {
     WARN("kubectl not installed: skipped");
