@@ -14,11 +14,11 @@
 namespace jobset_webhook::server {
 namespace {
 
-// Where each SSL object keeps a pointer to its ConnectionContext.
-int context_index() {
-  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
-  return index;
-}
+// The connection this thread is serving. httplib calls every callback of a request (pre-routing,
+// handler, post-routing, logger) on the thread that called process_request, which is the
+// connection's thread: a request without a usable head never gets its Request::ssl set, but still
+// reaches its connection this way.
+thread_local ConnectionContext* current = nullptr;
 
 // httplib's default sets SO_REUSEPORT, with which a second server on the same port starts without
 // error and silently shares the traffic. SO_REUSEADDR alone still allows a quick restart.
@@ -44,10 +44,7 @@ std::string remote_of(const TlsStream& stream) {
 
 }  // namespace
 
-ConnectionContext* connection_context(const httplib::Request& req) {
-  if (req.ssl == nullptr) return nullptr;
-  return static_cast<ConnectionContext*>(SSL_get_ex_data(req.ssl, context_index()));
-}
+ConnectionContext* current_connection() { return current; }
 
 HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader& reloader, const Log& log)
     : httplib::SSLServer([&](SSL_CTX& ctx) {
@@ -59,11 +56,11 @@ HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader&
   new_task_queue = [max = options.max_connections] { return new ConnectionThreads(max); };
   set_socket_options(reuse_address_only);
   set_payload_max_length(options.max_request_bytes);
-  set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+  set_post_routing_handler([this](const httplib::Request&, httplib::Response& res) {
     // HTTP/1.1 connections are persistent without it; httplib's version advertises its own limit
     // of 5 requests, which we do not have.
     res.headers.erase("Keep-Alive");
-    ConnectionContext* conn = connection_context(req);
+    ConnectionContext* conn = current_connection();
     if (conn == nullptr) return;
     // httplib answers by itself only requests it could not parse; what follows on the connection
     // cannot be trusted to start a request.
@@ -111,13 +108,13 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
   TlsStream stream(ssl, sock, options_.read_timeout, options_.write_timeout);
   if (!stream.accept()) {
     // Port probes and clients that give up are routine; refusals say something about a client.
-    const bool routine = stream.error() == "connection closed by the client" || stream.error() == "TLS handshake timed out";
+    const bool routine = stream.error() == TlsStream::kClosedByClient || stream.error() == TlsStream::kHandshakeTimedOut;
     log_.write(routine ? LogLevel::kDebug : LogLevel::kInfo, "TLS handshake failed",
                {{"remote", remote_of(stream)}, {"error", stream.error()}});
     return;
   }
   ConnectionContext conn;
-  SSL_set_ex_data(ssl, context_index(), &conn);
+  current = &conn;
   bool clean = true;
   while (stream.wait_for_request(options_.idle_timeout, wake_fd_) == TlsStream::Wait::kRequest) {
     conn.request = RequestContext{};
@@ -133,9 +130,9 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
       clean = false;
       break;
     }
-    if (client_closed || conn.close_after_response) break;
+    if (client_closed || conn.close_after_response || !conn.request.checked) break;
   }
-  SSL_set_ex_data(ssl, context_index(), nullptr);
+  current = nullptr;
   if (clean) stream.close_notify();
 }
 

@@ -12,18 +12,18 @@ using httplib::ContentReader;
 using httplib::Request;
 using httplib::Response;
 
-void refuse(const Request& req, Response& res, const Failure& failure) {
+void refuse(Response& res, const Failure& failure) {
   res.status = failure.code;
   if (failure.code == 405) res.set_header("Allow", "POST");
   res.set_content(error_body(failure), "application/json");
-  if (auto* conn = connection_context(req)) conn->request.error = failure.message;
+  if (auto* conn = current_connection()) conn->request.error = failure.message;
 }
 
 // The head checks, run before any of the body is read. A refusal leaves the body unread, so the
 // connection closes after the reply instead of reading the body as the next request.
 std::optional<Failure> check(const Request& req, std::size_t max_request_bytes) {
   auto problem = check_request_head(req, max_request_bytes);
-  if (auto* conn = connection_context(req)) {
+  if (auto* conn = current_connection()) {
     conn->request.checked = true;
     if (problem && has_body(req)) conn->close_after_response = true;
     const auto timeout = problem ? std::nullopt : request_timeout(req);
@@ -67,16 +67,16 @@ Result<std::string> read_body(const Request& req, const ContentReader& reader, s
 
 void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook, const Policy& policy,
             std::size_t max_request_bytes) {
-  auto* conn = connection_context(req);
+  auto* conn = current_connection();
   const auto deadline = conn != nullptr ? conn->request.deadline : std::nullopt;
   auto body = read_body(req, reader, max_request_bytes, deadline);
   if (!body.ok()) {
     if (conn != nullptr) conn->close_after_response = true;  // the rest of the body is still unread
-    return refuse(req, res, body.failure());
+    return refuse(res, body.failure());
   }
-  if (deadline && Clock::now() > *deadline) return refuse(req, res, timed_out(req));
+  if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req));
   auto reply = admission::answer_review(body.value(), policy, hook);
-  if (!reply.ok()) return refuse(req, res, reply.failure());
+  if (!reply.ok()) return refuse(res, reply.failure());
   if (conn != nullptr) conn->request.review = reply.value().summary;
   res.status = 200;
   res.body = std::move(reply.value().body);
@@ -91,13 +91,13 @@ void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_r
   server.set_expect_100_continue_handler([max_request_bytes](const Request& req, Response& res) {
     const auto problem = check(req, max_request_bytes);
     if (!problem) return 100;
-    refuse(req, res, *problem);
+    refuse(res, *problem);
     return problem->code;
   });
   server.set_pre_routing_handler([max_request_bytes](const Request& req, Response& res) {
     const auto problem = check(req, max_request_bytes);
     if (!problem) return httplib::Server::HandlerResponse::Unhandled;
-    refuse(req, res, *problem);
+    refuse(res, *problem);
     return httplib::Server::HandlerResponse::Handled;
   });
   server.Post(std::string(kValidatePath), [&policy, max_request_bytes](const Request& req, Response& res,
@@ -114,7 +114,7 @@ void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_r
     record.path = req.path;
     record.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
     record.code = res.status;
-    if (const auto* conn = connection_context(req)) {
+    if (const auto* conn = current_connection()) {
       record.latency_us =
           std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - conn->request.started).count();
       record.review = conn->request.review;

@@ -10,9 +10,6 @@ constexpr const char* kTls12Ciphers =
     "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
 
-// Session resumption with client certificates needs an id context; any constant will do.
-constexpr unsigned char kSessionIdContext[] = "jobset-webhook";
-
 // Runs during each handshake, before the server picks its certificate: installs the pair that is
 // current now, so a rotation takes effect at the next handshake.
 int install_current_credentials(SSL* ssl, void* arg) {
@@ -42,7 +39,12 @@ bool configure_tls_context(SSL_CTX& ctx, TlsVersion min_version, const Credentia
   SSL_CTX_set_options(&ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   // Idle keep-alive connections give their read and write buffers back.
   SSL_CTX_set_mode(&ctx, SSL_MODE_RELEASE_BUFFERS);
-  if (SSL_CTX_set_session_id_context(&ctx, kSessionIdContext, sizeof kSessionIdContext - 1) != 1) return false;
+  // No session resumption: a resumed session skips the certificates, so a client verified against
+  // a client CA that has since been rotated away could go on resuming. The kube-apiserver keeps
+  // its connections open, so full handshakes are rare anyway.
+  SSL_CTX_set_session_cache_mode(&ctx, SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_options(&ctx, SSL_OP_NO_TICKET);
+  if (SSL_CTX_set_num_tickets(&ctx, 0) != 1) return false;
   if (require_client_certificate) {
     SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
   }

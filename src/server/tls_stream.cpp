@@ -32,11 +32,14 @@ int poll_until(pollfd* fds, nfds_t count, TlsStream::Clock::time_point deadline)
 std::string last_openssl_reason(int ssl_error) {
   unsigned long last = 0;
   while (const unsigned long e = ERR_get_error()) last = e;
+  if (ERR_GET_LIB(last) == ERR_LIB_SSL && ERR_GET_REASON(last) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+    return std::string(TlsStream::kClosedByClient);
+  }
   if (last != 0) {
     const char* reason = ERR_reason_error_string(last);
     return reason != nullptr ? reason : "TLS error";
   }
-  if (ssl_error == SSL_ERROR_SYSCALL || ssl_error == SSL_ERROR_ZERO_RETURN) return "connection closed by the client";
+  if (ssl_error == SSL_ERROR_SYSCALL || ssl_error == SSL_ERROR_ZERO_RETURN) return std::string(TlsStream::kClosedByClient);
   return "TLS error";
 }
 
@@ -73,13 +76,16 @@ bool TlsStream::accept() {
     const int e = SSL_get_error(ssl_, r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
       if (wait_for_io(e, read_deadline_)) continue;
-      error_ = "TLS handshake timed out";
+      error_ = kHandshakeTimedOut;
       return false;
     }
     const unsigned long first = ERR_peek_error();
     const bool plain_http = ERR_GET_LIB(first) == ERR_LIB_SSL && ERR_GET_REASON(first) == SSL_R_HTTP_REQUEST;
     error_ = last_openssl_reason(e);
-    if (plain_http) reply_plain_http_refusal();
+    if (plain_http) {
+      error_ = "the client sent plain HTTP";
+      reply_plain_http_refusal();
+    }
     return false;
   }
 }
@@ -99,15 +105,30 @@ void TlsStream::reply_plain_http_refusal() const {
 }
 
 TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_fd) {
-  if (SSL_has_pending(ssl_) != 1) {
-    pollfd fds[2] = {{sock_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-    const int r = poll_until(fds, wake_fd >= 0 ? 2 : 1, Clock::now() + idle_timeout);
-    if (r < 0) return Wait::kClosed;
-    if (r == 0) return Wait::kIdleTimeout;
-    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) return Wait::kWoken;
+  const auto idle_deadline = Clock::now() + idle_timeout;
+  for (;;) {
+    // Peeking processes whatever TLS records have arrived, so the answer is about application
+    // data: a record OpenSSL has already buffered counts, a bare TLS message (a key update) does
+    // not. SSL_has_pending cannot tell these apart.
+    char byte;
+    ERR_clear_error();
+    const int r = SSL_peek(ssl_, &byte, 1);
+    if (r > 0) {
+      read_deadline_ = Clock::now() + read_timeout_;
+      return Wait::kRequest;
+    }
+    const int e = SSL_get_error(ssl_, r);
+    if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
+      ERR_clear_error();
+      return Wait::kClosed;
+    }
+    pollfd fds[2] = {{sock_, static_cast<short>(e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN), 0},
+                     {wake_fd, POLLIN, 0}};
+    const int n = poll_until(fds, wake_fd >= 0 ? 2 : 1, idle_deadline);
+    if (n < 0) return Wait::kClosed;
+    if (n == 0) return Wait::kIdleTimeout;
+    if (fds[0].revents == 0) return Wait::kWoken;
   }
-  read_deadline_ = Clock::now() + read_timeout_;
-  return Wait::kRequest;
 }
 
 void TlsStream::close_notify() {

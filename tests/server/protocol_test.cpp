@@ -147,6 +147,17 @@ TEST_CASE("A refusal that leaves a body unread closes the connection; one that d
   CHECK(conn->closed_by_server());
 }
 
+TEST_CASE("A request httplib cannot parse gets 400 and its connection closes", "[server][protocol]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const auto conn = connect(server, pki);
+  const auto res = conn->request("NOT A REQUEST LINE\r\n\r\n");
+  REQUIRE(res);
+  CHECK(res->status == 400);
+  CHECK(res->header("connection") == "close");
+  CHECK(conn->closed_by_server());
+}
+
 TEST_CASE("Expect: 100-continue gets 100 before a good body and the refusal instead of it", "[server][protocol]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);

@@ -4,6 +4,8 @@
 // certs/generate-dev-certs, its log captured line by line.
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -35,6 +37,9 @@ class CapturedLog {
  public:
   CapturedLog()
       : log_(server::LogLevel::kDebug, [this](std::string_view line) {
+          // JOBSET_TEST_LOG=1 shows the server's log while debugging a test.
+          static const bool echo = std::getenv("JOBSET_TEST_LOG") != nullptr;
+          if (echo) std::fwrite(line.data(), 1, line.size(), stderr);
           std::lock_guard lock(mutex_);
           lines_.emplace_back(line);
         }) {}

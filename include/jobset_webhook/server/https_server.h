@@ -9,8 +9,8 @@
 // - TLS comes from configure_tls_context: the certificate is re-read at every handshake.
 // - Any number of requests per connection; an idle connection waits in poll() without cost and is
 //   closed after idle_timeout.
-// - Each connection has a ConnectionContext that route handlers reach through the request
-//   (request_context), to time the request and to ask for the connection to be closed.
+// - Each connection has a ConnectionContext that route handlers reach (current_connection), to
+//   time the request, pass what the access log needs, and ask for the connection to be closed.
 // - drain(): from then on every response says `Connection: close`, connections close after their
 //   current request, and idle ones close at once. Together with stop() (no new connections) and
 //   the accept loop's end (every connection finished) this is a graceful shutdown.
@@ -44,8 +44,9 @@ struct ConnectionContext {
   bool close_after_response = false;
 };
 
-// The context of req's connection; null for a request that did not come through HttpsServer.
-ConnectionContext* connection_context(const httplib::Request& req);
+// The context of the connection the calling thread serves: non-null inside httplib's callbacks for
+// an HttpsServer request, null anywhere else.
+ConnectionContext* current_connection();
 
 class HttpsServer final : public httplib::SSLServer {
  public:

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include <httplib.h>
 #include <openssl/ssl.h>
@@ -23,6 +24,9 @@ class TlsStream final : public httplib::Stream {
   // Completes the server side of the handshake within the read timeout. On failure, error() says
   // why; a client that sent plain HTTP has been told so in plain HTTP.
   bool accept();
+  // error() after a handshake that failed for routine reasons (port probes, clients giving up).
+  static constexpr std::string_view kClosedByClient = "connection closed by the client";
+  static constexpr std::string_view kHandshakeTimedOut = "TLS handshake timed out";
 
   enum class Wait { kRequest, kClosed, kIdleTimeout, kWoken };
   // Waits until the next request's first bytes arrive (kRequest, and the read deadline starts),
