@@ -21,11 +21,14 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
   options.bind_address = flags.bind;
   options.port = flags.port;
   options.health_port = flags.health_port;
-  options.tls.cert_file = flags.tls_cert_file.empty() ? in_dir(flags.cert_dir, "tls.crt") : flags.tls_cert_file;
-  options.tls.private_key_file =
-      flags.tls_private_key_file.empty() ? in_dir(flags.cert_dir, "tls.key") : flags.tls_private_key_file;
+  options.tls.cert_file =
+      flags.tls_cert_file.empty() ? in_dir(flags.cert_dir, "tls.crt") : flags.tls_cert_file;
+  options.tls.private_key_file = flags.tls_private_key_file.empty()
+                                     ? in_dir(flags.cert_dir, "tls.key")
+                                     : flags.tls_private_key_file;
   options.tls.client_ca_file = flags.client_ca_file;
-  options.min_tls_version = flags.tls_min_version == "1.3" ? srv::TlsVersion::k1_3 : srv::TlsVersion::k1_2;
+  options.min_tls_version =
+      flags.tls_min_version == "1.3" ? srv::TlsVersion::k1_3 : srv::TlsVersion::k1_2;
   options.max_request_bytes = flags.max_request_bytes;
   const auto grace = srv::parse_go_duration(flags.shutdown_grace);
   if (!grace || grace->count() < 0) {

@@ -10,7 +10,8 @@ constexpr std::size_t kWarmThreads = 4;
 
 }  // namespace
 
-ConnectionThreads::ConnectionThreads(std::size_t max_threads, std::chrono::milliseconds retire_after)
+ConnectionThreads::ConnectionThreads(std::size_t max_threads,
+                                     std::chrono::milliseconds retire_after)
     : max_threads_(std::max<std::size_t>(max_threads, 1)), retire_after_(retire_after) {}
 
 ConnectionThreads::~ConnectionThreads() { shutdown(); }
@@ -66,7 +67,8 @@ void ConnectionThreads::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
     ++idle_;
-    const bool woken = task_ready_.wait_for(lock, retire_after_, [this] { return !tasks_.empty() || shutting_down_; });
+    const bool woken = task_ready_.wait_for(lock, retire_after_,
+                                            [this] { return !tasks_.empty() || shutting_down_; });
     --idle_;
     if (!tasks_.empty()) {
       auto task = std::move(tasks_.front());

@@ -53,12 +53,12 @@ struct CredentialReloader::Watched {
 CredentialReloader::CredentialReloader(const TlsFiles& files, const Log& log)
     : files_(files),
       log_(log),
-      serving_seen_(std::make_unique<Watched>(Watched{{files.cert_file, files.private_key_file}, {}})),
+      serving_seen_(
+          std::make_unique<Watched>(Watched{{files.cert_file, files.private_key_file}, {}})),
       ca_seen_(std::make_unique<Watched>(Watched{{files.client_ca_file}, {}})) {}
 
-Result<std::unique_ptr<CredentialReloader>> CredentialReloader::start(const TlsFiles& files,
-                                                                     std::chrono::milliseconds interval,
-                                                                     const Log& log) {
+Result<std::unique_ptr<CredentialReloader>> CredentialReloader::start(
+    const TlsFiles& files, std::chrono::milliseconds interval, const Log& log) {
   std::unique_ptr<CredentialReloader> reloader(new CredentialReloader(files, log));
   reloader->serving_seen_->seen = identify(reloader->serving_seen_->paths);
   auto certificate = load_serving_certificate(files.cert_file, files.private_key_file);
@@ -72,7 +72,8 @@ Result<std::unique_ptr<CredentialReloader>> CredentialReloader::start(const TlsF
     auto ca = load_client_ca(files.client_ca_file);
     if (!ca.ok()) return ca.failure();
     reloader->client_ca_ = ca.value();
-    log.info("loaded client CA", {{"clientCAFile", files.client_ca_file}, {"certificates", ca.value()->certificates}});
+    log.info("loaded client CA",
+             {{"clientCAFile", files.client_ca_file}, {"certificates", ca.value()->certificates}});
   }
   reloader->thread_ = std::thread([r = reloader.get(), interval] { r->watch(interval); });
   return reloader;
@@ -119,19 +120,22 @@ void CredentialReloader::check() {
     if (loaded.ok()) {
       publish(loaded.value());
     } else {
-      log_.error("refusing the changed " + std::string(what) + " files; the previous ones stay in use",
-                 {{"error", loaded.failure().message}});
+      log_.error(
+          "refusing the changed " + std::string(what) + " files; the previous ones stay in use",
+          {{"error", loaded.failure().message}});
     }
   };
   reload(
-      *serving_seen_, [&] { return load_serving_certificate(files_.cert_file, files_.private_key_file); },
+      *serving_seen_,
+      [&] { return load_serving_certificate(files_.cert_file, files_.private_key_file); },
       [&](const std::shared_ptr<const ServingCertificate>& next) {
         {
           std::lock_guard lock(mutex_);
           certificate_ = next;
         }
-        log_.info("reloaded TLS certificate",
-                  {{"certFile", files_.cert_file}, {"subject", next->subject}, {"notAfter", next->not_after}});
+        log_.info("reloaded TLS certificate", {{"certFile", files_.cert_file},
+                                               {"subject", next->subject},
+                                               {"notAfter", next->not_after}});
       },
       "TLS certificate");
   if (files_.client_ca_file.empty()) return;
@@ -142,7 +146,8 @@ void CredentialReloader::check() {
           std::lock_guard lock(mutex_);
           client_ca_ = next;
         }
-        log_.info("reloaded client CA", {{"clientCAFile", files_.client_ca_file}, {"certificates", next->certificates}});
+        log_.info("reloaded client CA",
+                  {{"clientCAFile", files_.client_ca_file}, {"certificates", next->certificates}});
       },
       "client CA");
 }

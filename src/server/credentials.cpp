@@ -50,7 +50,8 @@ Result<std::vector<X509*>> read_certificates(const std::string& text, const std:
   ERR_clear_error();
   UniqueBio bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
   std::vector<X509*> certs;
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr)) certs.push_back(cert);
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr))
+    certs.push_back(cert);
   if (!at_end_of_pem()) {
     for (X509* c : certs) X509_free(c);
     return Failure{400, path + ": malformed certificate: " + openssl_reason()};
@@ -71,8 +72,8 @@ std::string not_after_of(X509* cert) {
   std::tm t{};
   if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &t) != 1) return {};
   char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02dZ", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
-                t.tm_hour, t.tm_min, t.tm_sec);
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02dZ", t.tm_year + 1900, t.tm_mon + 1,
+                t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec);
   return text;
 }
 
@@ -89,8 +90,8 @@ ClientCa::~ClientCa() {
   sk_X509_NAME_pop_free(names, X509_NAME_free);
 }
 
-Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(const std::string& cert_file,
-                                                                          const std::string& key_file) {
+Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(
+    const std::string& cert_file, const std::string& key_file) {
   const auto cert_text = read_file(cert_file);
   if (!cert_text.ok()) return cert_text.failure();
   const auto key_text = read_file(key_file);
@@ -101,17 +102,20 @@ Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(const
   auto loaded = std::make_shared<ServingCertificate>();
   loaded->leaf = certs.value().front();
   loaded->chain = sk_X509_new_null();
-  for (std::size_t i = 1; i < certs.value().size(); ++i) sk_X509_push(loaded->chain, certs.value()[i]);
+  for (std::size_t i = 1; i < certs.value().size(); ++i)
+    sk_X509_push(loaded->chain, certs.value()[i]);
 
   ERR_clear_error();
-  UniqueBio key_bio(BIO_new_mem_buf(key_text.value().data(), static_cast<int>(key_text.value().size())));
+  UniqueBio key_bio(
+      BIO_new_mem_buf(key_text.value().data(), static_cast<int>(key_text.value().size())));
   loaded->private_key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, no_passphrase, nullptr);
   if (loaded->private_key == nullptr) {
     return Failure{400, key_file + ": no usable PEM private key: " + openssl_reason()};
   }
   if (X509_check_private_key(loaded->leaf, loaded->private_key) != 1) {
     ERR_clear_error();
-    return Failure{400, cert_file + " and " + key_file + ": the private key does not match the certificate"};
+    return Failure{
+        400, cert_file + " and " + key_file + ": the private key does not match the certificate"};
   }
   loaded->subject = subject_of(loaded->leaf);
   loaded->not_after = not_after_of(loaded->leaf);

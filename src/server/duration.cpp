@@ -24,7 +24,8 @@ std::pair<Nanos, std::size_t> unit_at(std::string_view text) {
   // "ms" before "m" and "s": the longest unit that matches wins.
   std::pair<Nanos, std::size_t> best{0, 0};
   for (const auto& [name, nanos] : kUnits) {
-    if (text.substr(0, name.size()) == name && name.size() > best.second) best = {nanos, name.size()};
+    if (text.substr(0, name.size()) == name && name.size() > best.second)
+      best = {nanos, name.size()};
   }
   return best;
 }
@@ -77,13 +78,16 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text)
     const auto u = static_cast<std::uint64_t>(unit);
     if (whole > limit / u) return std::nullopt;
     std::uint64_t value = whole * u;
-    const auto fractional = static_cast<std::uint64_t>(static_cast<long double>(fraction) * u / scale);
+    const auto fractional =
+        static_cast<std::uint64_t>(static_cast<long double>(fraction) * u / scale);
     if (value > limit - fractional) return std::nullopt;
     value += fractional;
     if (total > limit - value) return std::nullopt;
     total += value;
   }
-  if (negative) return std::chrono::nanoseconds(total == limit ? std::numeric_limits<Nanos>::min() : -static_cast<Nanos>(total));
+  if (negative)
+    return std::chrono::nanoseconds(total == limit ? std::numeric_limits<Nanos>::min()
+                                                   : -static_cast<Nanos>(total));
   return std::chrono::nanoseconds(static_cast<Nanos>(total));
 }
 

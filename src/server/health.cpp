@@ -21,7 +21,9 @@ HealthServer::HealthServer() {
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   server_.set_keep_alive_timeout(1);
-  server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
   server_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     if (ready_) {
       res.set_content("ok\n", "text/plain");
@@ -35,7 +37,8 @@ HealthServer::HealthServer() {
 HealthServer::~HealthServer() { stop(); }
 
 int HealthServer::start(const std::string& host, int port) {
-  const int bound = port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
+  const int bound =
+      port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
   if (bound < 0) return -1;
   thread_ = std::thread([this] {
     server_.listen_after_bind();

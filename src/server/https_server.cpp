@@ -46,9 +46,11 @@ std::string remote_of(const TlsStream& stream) {
 
 ConnectionContext* current_connection() { return current; }
 
-HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader& reloader, const Log& log)
+HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader& reloader,
+                         const Log& log)
     : httplib::SSLServer([&](SSL_CTX& ctx) {
-        return configure_tls_context(ctx, options.min_tls_version, reloader, !options.tls.client_ca_file.empty());
+        return configure_tls_context(ctx, options.min_tls_version, reloader,
+                                     !options.tls.client_ca_file.empty());
       }),
       options_(options),
       log_(log),
@@ -65,7 +67,8 @@ HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader&
     // httplib answers by itself only requests it could not parse; what follows on the connection
     // cannot be trusted to start a request.
     if (!conn->request.checked || draining_) conn->close_after_response = true;
-    if (conn->close_after_response && !res.has_header("Connection")) res.set_header("Connection", "close");
+    if (conn->close_after_response && !res.has_header("Connection"))
+      res.set_header("Connection", "close");
   });
 }
 
@@ -108,21 +111,28 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
   TlsStream stream(ssl, sock, options_.read_timeout, options_.write_timeout);
   if (!stream.accept()) {
     // Port probes and clients that give up are routine; refusals say something about a client.
-    const bool routine = stream.error() == TlsStream::kClosedByClient || stream.error() == TlsStream::kHandshakeTimedOut;
+    const bool routine = stream.error() == TlsStream::kClosedByClient ||
+                         stream.error() == TlsStream::kHandshakeTimedOut;
     log_.write(routine ? LogLevel::kDebug : LogLevel::kInfo, "TLS handshake failed",
                {{"remote", remote_of(stream)}, {"error", stream.error()}});
     return;
   }
   ConnectionContext conn;
   current = &conn;
-  bool clean = true;
-  while (stream.wait_for_request(options_.idle_timeout, wake_fd_) == TlsStream::Wait::kRequest) {
+  bool clean = true;  // ends with our close_notify: not after an error or the client's close
+  for (;;) {
+    const auto wait = stream.wait_for_request(options_.idle_timeout, wake_fd_);
+    if (wait != TlsStream::Wait::kRequest) {
+      clean = wait != TlsStream::Wait::kClosed;
+      break;
+    }
     conn.request = RequestContext{};
     conn.request.started = std::chrono::steady_clock::now();
     bool client_closed = false;
     bool written = false;
     try {
-      written = process_request(stream, false, client_closed, [ssl](httplib::Request& req) { req.ssl = ssl; });
+      written = process_request(stream, false, client_closed,
+                                [ssl](httplib::Request& req) { req.ssl = ssl; });
     } catch (...) {
       // httplib turns a handler's exception into a 500; anything escaping it ends the connection.
     }

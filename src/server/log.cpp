@@ -10,10 +10,14 @@ namespace {
 
 constexpr std::string_view level_name(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kError: return "error";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
   }
   return "info";
 }
@@ -44,12 +48,14 @@ std::string format_log_time(std::chrono::system_clock::time_point t) {
   std::tm utc{};
   gmtime_r(&seconds, &utc);
   char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", utc.tm_year + 1900, utc.tm_mon + 1,
-                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(micros % 1'000'000));
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(micros % 1'000'000));
   return text;
 }
 
-Log::Log(LogLevel level, Sink sink) : level_(level), sink_(sink ? std::move(sink) : Sink(write_to_stderr)) {}
+Log::Log(LogLevel level, Sink sink)
+    : level_(level), sink_(sink ? std::move(sink) : Sink(write_to_stderr)) {}
 
 void Log::write(LogLevel level, std::string_view message, const Json& fields) const {
   if (!enabled(level)) return;

@@ -15,11 +15,14 @@ std::string lower_trimmed(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
-std::string json_quoted(std::string_view s) { return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string json_quoted(std::string_view s) {
+  return Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 bool is_chunked(const httplib::Request& req) {
   return lower_trimmed(req.get_header_value("Transfer-Encoding")) == "chunked";
@@ -33,18 +36,22 @@ std::string media_type(std::string_view content_type) {
 
 }  // namespace
 
-std::optional<Failure> check_request_head(const httplib::Request& req, std::size_t max_request_bytes) {
+std::optional<Failure> check_request_head(const httplib::Request& req,
+                                          std::size_t max_request_bytes) {
   if (req.path != kValidatePath && req.path != kMutatePath) {
-    return Failure{404, "no webhook at " + req.path + "; the webhooks are " + std::string(kValidatePath) + " and " +
-                            std::string(kMutatePath)};
+    return Failure{404, "no webhook at " + req.path + "; the webhooks are " +
+                            std::string(kValidatePath) + " and " + std::string(kMutatePath)};
   }
-  if (req.method != "POST") return Failure{405, "method " + req.method + " is not allowed; use POST"};
+  if (req.method != "POST")
+    return Failure{405, "method " + req.method + " is not allowed; use POST"};
 
   const auto encoding = lower_trimmed(req.get_header_value("Content-Encoding"));
   if (!encoding.empty() && encoding != "identity") {
-    return Failure{415, "Content-Encoding " + json_quoted(encoding) + " is not supported; send the body uncompressed"};
+    return Failure{415, "Content-Encoding " + json_quoted(encoding) +
+                            " is not supported; send the body uncompressed"};
   }
-  if (!req.has_header("Content-Type")) return Failure{415, "Content-Type must be application/json, got none"};
+  if (!req.has_header("Content-Type"))
+    return Failure{415, "Content-Type must be application/json, got none"};
   const auto type = req.get_header_value("Content-Type");
   if (media_type(type) != "application/json") {
     return Failure{415, "Content-Type must be application/json, got " + json_quoted(type)};
@@ -52,18 +59,23 @@ std::optional<Failure> check_request_head(const httplib::Request& req, std::size
 
   const bool chunked = is_chunked(req);
   if (req.has_header("Transfer-Encoding") && !chunked) {
-    return Failure{400, "Transfer-Encoding " + json_quoted(req.get_header_value("Transfer-Encoding")) + " is not supported"};
+    return Failure{400, "Transfer-Encoding " +
+                            json_quoted(req.get_header_value("Transfer-Encoding")) +
+                            " is not supported"};
   }
   if (req.has_header("Content-Length")) {
-    if (chunked) return Failure{400, "a request may not have both Content-Length and Transfer-Encoding"};
+    if (chunked)
+      return Failure{400, "a request may not have both Content-Length and Transfer-Encoding"};
     const auto count = req.get_header_value_count("Content-Length");
     const auto text = req.get_header_value("Content-Length");
     for (std::size_t i = 1; i < count; ++i) {
-      if (req.get_header_value("Content-Length", i) != text) return Failure{400, "conflicting Content-Length headers"};
+      if (req.get_header_value("Content-Length", i) != text)
+        return Failure{400, "conflicting Content-Length headers"};
     }
     std::uint64_t length = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), length);
-    if (text.empty() || end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    if (text.empty() || end != text.data() + text.size() ||
+        (ec != std::errc() && ec != std::errc::result_out_of_range)) {
       return Failure{400, "Content-Length " + json_quoted(text) + " is not a number of bytes"};
     }
     if (ec == std::errc::result_out_of_range || length > max_request_bytes) {
@@ -76,7 +88,8 @@ std::optional<Failure> check_request_head(const httplib::Request& req, std::size
     const auto text = req.get_param_value("timeout");
     const auto timeout = parse_go_duration(text);
     if (!timeout || timeout->count() <= 0) {
-      return Failure{400, "timeout query parameter must be a positive duration such as 10s, got " + json_quoted(text)};
+      return Failure{400, "timeout query parameter must be a positive duration such as 10s, got " +
+                              json_quoted(text)};
     }
   }
   return std::nullopt;

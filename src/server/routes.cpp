@@ -33,17 +33,20 @@ std::optional<Failure> check(const Request& req, std::size_t max_request_bytes) 
 }
 
 Failure timed_out(const Request& req) {
-  return Failure{504, "the request's timeout of " + req.get_param_value("timeout") + " passed before it could be answered"};
+  return Failure{504, "the request's timeout of " + req.get_param_value("timeout") +
+                          " passed before it could be answered"};
 }
 
 // The whole body, never more than max_request_bytes of it (a chunked body has no length to check
 // in advance), and none of it after the deadline.
-Result<std::string> read_body(const Request& req, const ContentReader& reader, std::size_t max_request_bytes,
+Result<std::string> read_body(const Request& req, const ContentReader& reader,
+                              std::size_t max_request_bytes,
                               std::optional<Clock::time_point> deadline) {
   std::string body;
   // A request with neither Content-Length nor chunked encoding has no body (RFC 9112 6.3).
   if (!has_body(req)) return body;
-  if (req.has_header("Content-Length")) body.reserve(req.get_header_value<std::uint64_t>("Content-Length"));
+  if (req.has_header("Content-Length"))
+    body.reserve(req.get_header_value<std::uint64_t>("Content-Length"));
   bool too_large = false, late = false;
   const bool complete = reader([&](const char* data, std::size_t n) {
     if (n > max_request_bytes - body.size()) {
@@ -58,15 +61,16 @@ Result<std::string> read_body(const Request& req, const ContentReader& reader, s
     return true;
   });
   if (too_large) {
-    return Failure{413, "request body is larger than the limit of " + std::to_string(max_request_bytes) + " bytes"};
+    return Failure{413, "request body is larger than the limit of " +
+                            std::to_string(max_request_bytes) + " bytes"};
   }
   if (late) return timed_out(req);
   if (!complete) return Failure{400, "the request body ended early or arrived too slowly"};
   return body;
 }
 
-void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook, const Policy& policy,
-            std::size_t max_request_bytes) {
+void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook,
+            const Policy& policy, std::size_t max_request_bytes) {
   auto* conn = current_connection();
   const auto deadline = conn != nullptr ? conn->request.deadline : std::nullopt;
   auto body = read_body(req, reader, max_request_bytes, deadline);
@@ -85,7 +89,8 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
 
 }  // namespace
 
-void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_request_bytes, const Log& log) {
+void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_request_bytes,
+                    const Log& log) {
   // curl and others send Expect: 100-continue before a large body; refuse from the head there too,
   // so that the body is never sent.
   server.set_expect_100_continue_handler([max_request_bytes](const Request& req, Response& res) {
@@ -100,14 +105,16 @@ void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_r
     refuse(res, *problem);
     return httplib::Server::HandlerResponse::Handled;
   });
-  server.Post(std::string(kValidatePath), [&policy, max_request_bytes](const Request& req, Response& res,
-                                                                      const ContentReader& reader) {
-    answer(req, res, reader, Hook::kValidating, policy, max_request_bytes);
-  });
-  server.Post(std::string(kMutatePath), [&policy, max_request_bytes](const Request& req, Response& res,
-                                                                    const ContentReader& reader) {
-    answer(req, res, reader, Hook::kMutating, policy, max_request_bytes);
-  });
+  server.Post(
+      std::string(kValidatePath),
+      [&policy, max_request_bytes](const Request& req, Response& res, const ContentReader& reader) {
+        answer(req, res, reader, Hook::kValidating, policy, max_request_bytes);
+      });
+  server.Post(
+      std::string(kMutatePath),
+      [&policy, max_request_bytes](const Request& req, Response& res, const ContentReader& reader) {
+        answer(req, res, reader, Hook::kMutating, policy, max_request_bytes);
+      });
   server.set_logger([&log](const Request& req, const Response& res) {
     AccessRecord record;
     record.method = req.method;
@@ -115,8 +122,9 @@ void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_r
     record.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
     record.code = res.status;
     if (const auto* conn = current_connection()) {
-      record.latency_us =
-          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - conn->request.started).count();
+      record.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                              Clock::now() - conn->request.started)
+                              .count();
       record.review = conn->request.review;
       record.error = conn->request.error;
     }

@@ -18,9 +18,11 @@ Failure cannot_listen(const std::string& host, int port, int error) {
 
 }  // namespace
 
-AdmissionServer::AdmissionServer(const ServerOptions& options, const Log& log) : options_(options), log_(log) {}
+AdmissionServer::AdmissionServer(const ServerOptions& options, const Log& log)
+    : options_(options), log_(log) {}
 
-Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOptions& options, const Log& log) {
+Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOptions& options,
+                                                                const Log& log) {
   std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<AdmissionServer> s(new AdmissionServer(options, log));
   auto reloader = CredentialReloader::start(options.tls, options.reload_interval, log);
@@ -30,7 +32,8 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
   s->https_ = std::make_unique<HttpsServer>(s->options_, *s->reloader_, log);
   if (!s->https_->is_valid()) {
     const char* reason = ERR_reason_error_string(ERR_get_error());
-    return Failure{400, std::string("cannot set up TLS: ") + (reason != nullptr ? reason : "unknown error")};
+    return Failure{
+        400, std::string("cannot set up TLS: ") + (reason != nullptr ? reason : "unknown error")};
   }
   install_routes(*s->https_, s->options_.policy, options.max_request_bytes, log);
   errno = 0;
@@ -55,12 +58,14 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
     std::this_thread::yield();
   }
   s->health_->set_ready(true);
-  log.info("serving", {{"address", options.bind_address},
-                       {"port", s->port_},
-                       {"healthPort", s->health_port_},
-                       {"minTLSVersion", options.min_tls_version == TlsVersion::k1_3 ? "1.3" : "1.2"},
-                       {"clientCertificates", options.tls.client_ca_file.empty() ? "not requested" : "required"},
-                       {"maxRequestBytes", options.max_request_bytes}});
+  log.info(
+      "serving",
+      {{"address", options.bind_address},
+       {"port", s->port_},
+       {"healthPort", s->health_port_},
+       {"minTLSVersion", options.min_tls_version == TlsVersion::k1_3 ? "1.3" : "1.2"},
+       {"clientCertificates", options.tls.client_ca_file.empty() ? "not requested" : "required"},
+       {"maxRequestBytes", options.max_request_bytes}});
   return s;
 }
 
@@ -85,7 +90,8 @@ bool AdmissionServer::shutdown(std::chrono::milliseconds grace) {
   drained_ = listen_returned_cv_.wait_until(lock, deadline, [this] { return listen_returned_; });
   lock.unlock();
   if (!drained_) {
-    log_.error("shutdown grace period ran out with connections still open", {{"graceMs", grace.count()}});
+    log_.error("shutdown grace period ran out with connections still open",
+               {{"graceMs", grace.count()}});
     return false;
   }
   listen_thread_.join();

@@ -18,7 +18,9 @@ int install_current_credentials(SSL* ssl, void* arg) {
   if (!certificate) return 0;
   // SSL_use_cert_and_key takes its own references: the handshake keeps the pair alive even if a
   // reload replaces it meanwhile.
-  if (SSL_use_cert_and_key(ssl, certificate->leaf, certificate->private_key, certificate->chain, 1) != 1) return 0;
+  if (SSL_use_cert_and_key(ssl, certificate->leaf, certificate->private_key, certificate->chain,
+                           1) != 1)
+    return 0;
   if (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER) {
     const auto ca = reloader.client_ca();
     if (!ca || SSL_set1_verify_cert_store(ssl, ca->store) != 1) return 0;
@@ -36,7 +38,8 @@ bool configure_tls_context(SSL_CTX& ctx, TlsVersion min_version, const Credentia
   const int min = min_version == TlsVersion::k1_3 ? TLS1_3_VERSION : TLS1_2_VERSION;
   if (SSL_CTX_set_min_proto_version(&ctx, min) != 1) return false;
   if (SSL_CTX_set_cipher_list(&ctx, kTls12Ciphers) != 1) return false;
-  SSL_CTX_set_options(&ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_options(
+      &ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   // Idle keep-alive connections give their read and write buffers back.
   SSL_CTX_set_mode(&ctx, SSL_MODE_RELEASE_BUFFERS);
   // No session resumption: a resumed session skips the certificates, so a client verified against
@@ -48,7 +51,8 @@ bool configure_tls_context(SSL_CTX& ctx, TlsVersion min_version, const Credentia
   if (require_client_certificate) {
     SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
   }
-  SSL_CTX_set_cert_cb(&ctx, install_current_credentials, const_cast<CredentialReloader*>(&reloader));
+  SSL_CTX_set_cert_cb(&ctx, install_current_credentials,
+                      const_cast<CredentialReloader*>(&reloader));
   return true;
 }
 

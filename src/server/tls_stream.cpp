@@ -32,14 +32,16 @@ int poll_until(pollfd* fds, nfds_t count, TlsStream::Clock::time_point deadline)
 std::string last_openssl_reason(int ssl_error) {
   unsigned long last = 0;
   while (const unsigned long e = ERR_get_error()) last = e;
-  if (ERR_GET_LIB(last) == ERR_LIB_SSL && ERR_GET_REASON(last) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+  if (ERR_GET_LIB(last) == ERR_LIB_SSL &&
+      ERR_GET_REASON(last) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
     return std::string(TlsStream::kClosedByClient);
   }
   if (last != 0) {
     const char* reason = ERR_reason_error_string(last);
     return reason != nullptr ? reason : "TLS error";
   }
-  if (ssl_error == SSL_ERROR_SYSCALL || ssl_error == SSL_ERROR_ZERO_RETURN) return std::string(TlsStream::kClosedByClient);
+  if (ssl_error == SSL_ERROR_SYSCALL || ssl_error == SSL_ERROR_ZERO_RETURN)
+    return std::string(TlsStream::kClosedByClient);
   return "TLS error";
 }
 
@@ -80,7 +82,8 @@ bool TlsStream::accept() {
       return false;
     }
     const unsigned long first = ERR_peek_error();
-    const bool plain_http = ERR_GET_LIB(first) == ERR_LIB_SSL && ERR_GET_REASON(first) == SSL_R_HTTP_REQUEST;
+    const bool plain_http =
+        ERR_GET_LIB(first) == ERR_LIB_SSL && ERR_GET_REASON(first) == SSL_R_HTTP_REQUEST;
     error_ = last_openssl_reason(e);
     if (plain_http) {
       error_ = "the client sent plain HTTP";
@@ -93,7 +96,8 @@ bool TlsStream::accept() {
 // As Go's net/http does, so that `curl http://...` explains itself instead of failing silently.
 void TlsStream::reply_plain_http_refusal() const {
   static constexpr std::string_view kReply =
-      "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+      "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: "
+      "close\r\n\r\n"
       "Client sent an HTTP request to an HTTPS server.\n";
   if (::send(sock_, kReply.data(), kReply.size(), MSG_NOSIGNAL) < 0) return;
   ::shutdown(sock_, SHUT_WR);
@@ -188,13 +192,15 @@ ssize_t TlsStream::write(const char* ptr, size_t size) {
 void TlsStream::get_remote_ip_and_port(std::string& ip, int& port) const {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
-  if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) address_of(addr, ip, port);
+  if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    address_of(addr, ip, port);
 }
 
 void TlsStream::get_local_ip_and_port(std::string& ip, int& port) const {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
-  if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) address_of(addr, ip, port);
+  if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    address_of(addr, ip, port);
 }
 
 }  // namespace jobset_webhook::server

@@ -10,12 +10,14 @@ const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
 std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json"); }
 }  // namespace
 
-TEST_CASE("100 idle keep-alive connections do not keep a new request waiting", "[server][connections]") {
+TEST_CASE("100 idle keep-alive connections do not keep a new request waiting",
+          "[server][connections]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   std::vector<std::unique_ptr<t::TlsConnection>> idle;
   for (int i = 0; i < 100; ++i) {
-    idle.push_back(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
+    idle.push_back(
+        t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
     REQUIRE(idle.back());
     const auto res = idle.back()->request(t::http_request("POST", kValidate, sample()));
     REQUIRE(res);
@@ -23,7 +25,8 @@ TEST_CASE("100 idle keep-alive connections do not keep a new request waiting", "
   }
   // Every connection now holds a server thread in its keep-alive wait. A new one is answered
   // (the client's 30 s timeout only guards against a hang).
-  const auto fresh = t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()));
+  const auto fresh =
+      t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()));
   REQUIRE(fresh);
   const auto res = fresh->request(t::http_request("POST", kValidate, sample()));
   REQUIRE(res);

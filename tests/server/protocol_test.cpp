@@ -21,7 +21,8 @@ std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/samp
 
 std::unique_ptr<t::TlsConnection> connect(const t::TestServer& server, const t::Pki& pki) {
   std::string error;
-  auto c = t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()).host("127.0.0.1"), &error);
+  auto c = t::TlsConnection::open(
+      server.port(), t::TlsClientOptions().trust(pki.ca_crt()).host("127.0.0.1"), &error);
   INFO(error);
   REQUIRE(c);
   return c;
@@ -29,7 +30,8 @@ std::unique_ptr<t::TlsConnection> connect(const t::TestServer& server, const t::
 
 }  // namespace
 
-TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is wrong", "[server][protocol]") {
+TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is wrong",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
   options.max_request_bytes = 4096;
@@ -43,13 +45,18 @@ TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is
   const std::vector<Case> cases = {
       {"other path", t::http_request("POST", "/validate", sample().substr(0, 100)), 404,
        R"({"code":404,"message":"no webhook at /validate; the webhooks are /validate-jobset-x-k8s-io-v1alpha2-jobset and /mutate-jobset-x-k8s-io-v1alpha2-jobset"})"},
-      {"GET", t::http_request("GET", kValidate, ""), 405, R"({"code":405,"message":"method GET is not allowed; use POST"})"},
-      {"PUT", t::http_request("PUT", kMutate, "{}"), 405, R"({"code":405,"message":"method PUT is not allowed; use POST"})"},
+      {"GET", t::http_request("GET", kValidate, ""), 405,
+       R"({"code":405,"message":"method GET is not allowed; use POST"})"},
+      {"PUT", t::http_request("PUT", kMutate, "{}"), 405,
+       R"({"code":405,"message":"method PUT is not allowed; use POST"})"},
       {"text/plain", t::http_request("POST", kValidate, "{}", "Content-Type: text/plain\r\n"), 415,
        R"({"code":415,"message":"Content-Type must be application/json, got \"text/plain\""})"},
       {"no content type", t::http_request("POST", kValidate, "{}", ""), 415,
        R"({"code":415,"message":"Content-Type must be application/json, got none"})"},
-      {"gzip", t::http_request("POST", kValidate, "{}", "Content-Type: application/json\r\nContent-Encoding: gzip\r\n"), 415,
+      {"gzip",
+       t::http_request("POST", kValidate, "{}",
+                       "Content-Type: application/json\r\nContent-Encoding: gzip\r\n"),
+       415,
        R"({"code":415,"message":"Content-Encoding \"gzip\" is not supported; send the body uncompressed"})"},
       {"too large", t::http_request("POST", kValidate, std::string(4097, ' ')), 413,
        R"({"code":413,"message":"request body of 4097 bytes is larger than the limit of 4096 bytes"})"},
@@ -59,8 +66,11 @@ TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is
        R"({"code":400,"message":"request body is not valid JSON: Empty: no JSON found"})"},
       {"bad timeout", t::http_request("POST", kValidate + "?timeout=soon", "{}"), 400,
        R"({"code":400,"message":"timeout query parameter must be a positive duration such as 10s, got \"soon\""})"},
-      {"bad length", "POST " + kValidate + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 12abc\r\n\r\n", 400,
-       R"({"code":400,"message":"Content-Length \"12abc\" is not a number of bytes"})"},
+      {"bad length",
+       "POST " + kValidate +
+           " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+           "12abc\r\n\r\n",
+       400, R"({"code":400,"message":"Content-Length \"12abc\" is not a number of bytes"})"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -74,14 +84,16 @@ TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is
   }
 }
 
-TEST_CASE("A body over the limit is refused from its Content-Length, before it is sent", "[server][protocol]") {
+TEST_CASE("A body over the limit is refused from its Content-Length, before it is sent",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
   options.max_request_bytes = 4096;
   t::TestServer server(options);
   const auto conn = connect(server, pki);
   // Only the head: the answer must not wait for a body the server has no use for.
-  const auto res = conn->request("POST " + kValidate + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+  const auto res = conn->request("POST " + kValidate +
+                                 " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                                  "Content-Length: 1073741824\r\n\r\n");
   REQUIRE(res);
   CHECK(res->status == 413);
@@ -94,12 +106,14 @@ TEST_CASE("A chunked body is limited as it arrives", "[server][protocol]") {
   auto options = t::test_options(pki);
   options.max_request_bytes = 4096;
   t::TestServer server(options);
-  const std::string head =
-      "POST " + kValidate + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string head = "POST " + kValidate +
+                           " HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                           "application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
   SECTION("within the limit it is answered as any body") {
     const auto body = R"({"kind":"Pod","apiVersion":"v1"})";
-    const auto res = connect(server, pki)->request(head + "10\r\n" + std::string(body).substr(0, 16) + "\r\n" +
-                                                   "11\r\n" + std::string(body).substr(16) + "\r\n0\r\n\r\n");
+    const auto res = connect(server, pki)
+                         ->request(head + "10\r\n" + std::string(body).substr(0, 16) + "\r\n" +
+                                   "11\r\n" + std::string(body).substr(16) + "\r\n0\r\n\r\n");
     REQUIRE(res);
     CHECK(res->status == 200);
     CHECK(res->body.find(R"("allowed":false)") != std::string::npos);
@@ -107,10 +121,12 @@ TEST_CASE("A chunked body is limited as it arrives", "[server][protocol]") {
   SECTION("past the limit it is refused with 413 and the connection closes") {
     const auto conn = connect(server, pki);
     const std::string chunk(4000, ' ');
-    const auto res = conn->request(head + "fa0\r\n" + chunk + "\r\nfa0\r\n" + chunk + "\r\n0\r\n\r\n");
+    const auto res =
+        conn->request(head + "fa0\r\n" + chunk + "\r\nfa0\r\n" + chunk + "\r\n0\r\n\r\n");
     REQUIRE(res);
     CHECK(res->status == 413);
-    CHECK(res->body == R"({"code":413,"message":"request body is larger than the limit of 4096 bytes"})");
+    CHECK(res->body ==
+          R"({"code":413,"message":"request body is larger than the limit of 4096 bytes"})");
     CHECK(conn->closed_by_server());
   }
 }
@@ -128,11 +144,13 @@ TEST_CASE("One connection carries any number of requests", "[server][protocol]")
   }
   // Every request came on the same connection: the access log shows one client port.
   std::set<std::string> remotes;
-  for (const auto& line : server.log().wait_for("request", 50)) remotes.insert(line["remote"].get<std::string>());
+  for (const auto& line : server.log().wait_for("request", 50))
+    remotes.insert(line["remote"].get<std::string>());
   CHECK(remotes.size() == 1);
 }
 
-TEST_CASE("A refusal that leaves a body unread closes the connection; one that does not keeps it", "[server][protocol]") {
+TEST_CASE("A refusal that leaves a body unread closes the connection; one that does not keeps it",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   const auto conn = connect(server, pki);
@@ -147,7 +165,8 @@ TEST_CASE("A refusal that leaves a body unread closes the connection; one that d
   CHECK(conn->closed_by_server());
 }
 
-TEST_CASE("A request httplib cannot parse gets 400 and its connection closes", "[server][protocol]") {
+TEST_CASE("A request httplib cannot parse gets 400 and its connection closes",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   const auto conn = connect(server, pki);
@@ -158,7 +177,8 @@ TEST_CASE("A request httplib cannot parse gets 400 and its connection closes", "
   CHECK(conn->closed_by_server());
 }
 
-TEST_CASE("Expect: 100-continue gets 100 before a good body and the refusal instead of it", "[server][protocol]") {
+TEST_CASE("Expect: 100-continue gets 100 before a good body and the refusal instead of it",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
   options.max_request_bytes = 4096;
@@ -166,8 +186,10 @@ TEST_CASE("Expect: 100-continue gets 100 before a good body and the refusal inst
   SECTION("accepted") {
     const auto conn = connect(server, pki);
     const auto body = sample();
-    REQUIRE(conn->send("POST " + kValidate + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                       "Expect: 100-continue\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n"));
+    REQUIRE(conn->send("POST " + kValidate +
+                       " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       "Expect: 100-continue\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n"));
     const auto interim = conn->read_response();
     REQUIRE(interim);
     CHECK(interim->status == 100);
@@ -178,7 +200,8 @@ TEST_CASE("Expect: 100-continue gets 100 before a good body and the refusal inst
   }
   SECTION("too large") {
     const auto conn = connect(server, pki);
-    const auto res = conn->request("POST " + kValidate + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    const auto res = conn->request("POST " + kValidate +
+                                   " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                                    "Expect: 100-continue\r\nContent-Length: 5000\r\n\r\n");
     REQUIRE(res);
     CHECK(res->status == 413);
@@ -195,9 +218,12 @@ TEST_CASE("A request is not judged once its ?timeout= has passed", "[server][pro
   auto res = conn->request(t::http_request("POST", kValidate + "?timeout=1ns", sample()));
   REQUIRE(res);
   CHECK(res->status == 504);
-  CHECK(res->body == R"({"code":504,"message":"the request's timeout of 1ns passed before it could be answered"})");
+  CHECK(
+      res->body ==
+      R"({"code":504,"message":"the request's timeout of 1ns passed before it could be answered"})");
   CHECK(res->header("connection") == "close");
-  res = connect(server, pki)->request(t::http_request("POST", kValidate + "?timeout=10s", sample()));
+  res =
+      connect(server, pki)->request(t::http_request("POST", kValidate + "?timeout=10s", sample()));
   REQUIRE(res);
   CHECK(res->status == 200);
   const auto lines = server.log().wait_for("request", 2);
@@ -207,19 +233,22 @@ TEST_CASE("A request is not judged once its ?timeout= has passed", "[server][pro
   CHECK(lines[1]["code"] == 200);
 }
 
-TEST_CASE("A client that stalls mid-request is cut off after the read timeout", "[server][protocol]") {
+TEST_CASE("A client that stalls mid-request is cut off after the read timeout",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
   options.read_timeout = 300ms;
   t::TestServer server(options);
   SECTION("during the body") {
     const auto conn = connect(server, pki);
-    REQUIRE(conn->send("POST " + kValidate + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    REQUIRE(conn->send("POST " + kValidate +
+                       " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                        "Content-Length: 100\r\n\r\n{\"kind\":"));
     const auto res = conn->read_response();
     REQUIRE(res);
     CHECK(res->status == 400);
-    CHECK(res->body == R"({"code":400,"message":"the request body ended early or arrived too slowly"})");
+    CHECK(res->body ==
+          R"({"code":400,"message":"the request body ended early or arrived too slowly"})");
     CHECK(conn->closed_by_server());
   }
   SECTION("during the handshake") {
@@ -241,7 +270,8 @@ TEST_CASE("An idle keep-alive connection is closed after the idle timeout", "[se
   CHECK(conn->closed_by_server());
 }
 
-TEST_CASE("Each request gets one access-log line with the review's identity and decision", "[server][protocol]") {
+TEST_CASE("Each request gets one access-log line with the review's identity and decision",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   const auto conn = connect(server, pki);
@@ -279,7 +309,8 @@ TEST_CASE("The health endpoints answer on their own plain-HTTP port", "[server][
   CHECK(readyz->status == 200);
 }
 
-TEST_CASE("A port already in use is an error naming it, not a silently shared port", "[server][protocol]") {
+TEST_CASE("A port already in use is an error naming it, not a silently shared port",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   t::TestServer first(t::test_options(pki));
   auto options = t::test_options(pki);
@@ -292,7 +323,8 @@ TEST_CASE("A port already in use is an error naming it, not a silently shared po
         "cannot listen on 127.0.0.1:" + std::to_string(first.port()) + ": Address already in use");
 }
 
-TEST_CASE("Unusable TLS files stop the server from starting, naming the file", "[server][protocol]") {
+TEST_CASE("Unusable TLS files stop the server from starting, naming the file",
+          "[server][protocol]") {
   const auto pki = t::make_pki();
   const auto other = t::make_pki();
   t::CapturedLog log;
@@ -301,8 +333,8 @@ TEST_CASE("Unusable TLS files stop the server from starting, naming the file", "
   auto started = jobset_webhook::server::AdmissionServer::start(options, log.log());
   REQUIRE_FALSE(started.ok());
   CHECK(started.failure().code == 400);
-  CHECK(started.failure().message ==
-        pki.tls_crt() + " and " + other.tls_key() + ": the private key does not match the certificate");
+  CHECK(started.failure().message == pki.tls_crt() + " and " + other.tls_key() +
+                                         ": the private key does not match the certificate");
   options = t::test_options(pki);
   options.tls.cert_file = "/nonexistent/tls.crt";
   started = jobset_webhook::server::AdmissionServer::start(options, log.log());

@@ -27,7 +27,8 @@ std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/samp
 //   tls.crt -> ..data/tls.crt, ..data -> ..gen_N/, ..gen_N/tls.crt
 class SecretVolume {
  public:
-  explicit SecretVolume(const std::map<std::string, std::string>& files) : dir_(t::fresh_temp_dir("secret")) {
+  explicit SecretVolume(const std::map<std::string, std::string>& files)
+      : dir_(t::fresh_temp_dir("secret")) {
     publish(files);
   }
 
@@ -59,7 +60,8 @@ class Load {
     threads_.emplace_back([this, port, options] {
       while (!stop_) {
         const auto conn = t::TlsConnection::open(port, options);
-        const auto res = conn ? conn->request(t::http_request("POST", kValidate, sample())) : std::nullopt;
+        const auto res =
+            conn ? conn->request(t::http_request("POST", kValidate, sample())) : std::nullopt;
         (res && res->status == 200 ? answered_ : failed_)++;
       }
     });
@@ -84,7 +86,8 @@ class Load {
   // Waits (bounded) until n more requests were answered.
   void wait_for_answers(int n) {
     const int target = answered_ + n;
-    for (int i = 0; i < 3000 && answered_ < target && failed_ == 0; ++i) std::this_thread::sleep_for(10ms);
+    for (int i = 0; i < 3000 && answered_ < target && failed_ == 0; ++i)
+      std::this_thread::sleep_for(10ms);
   }
   int answered() const { return answered_; }
   int failed() const { return failed_; }
@@ -122,7 +125,8 @@ bool logged(const t::TestServer& server, const std::string& msg_prefix) {
 
 }  // namespace
 
-TEST_CASE("A rotated serving certificate is used by new handshakes, and no request fails", "[server][rotation]") {
+TEST_CASE("A rotated serving certificate is used by new handshakes, and no request fails",
+          "[server][rotation]") {
   const auto a = t::make_pki();
   const auto b = t::make_pki_from_ca(a);
   const auto c = t::make_pki_from_ca(a);
@@ -133,7 +137,8 @@ TEST_CASE("A rotated serving certificate is used by new handshakes, and no reque
   t::TestServer server(options);
   REQUIRE(presents(server.port(), a.tls_crt()));
 
-  Load load(server.port(), t::TlsClientOptions().trust(a.ca_crt()).host("jobset-webhook.jobset-system.svc"));
+  Load load(server.port(),
+            t::TlsClientOptions().trust(a.ca_crt()).host("jobset-webhook.jobset-system.svc"));
   load.wait_for_answers(20);
   secret.publish({{"tls.crt", b.tls_crt()}, {"tls.key", b.tls_key()}});
   CHECK(presents(server.port(), b.tls_crt()));
@@ -155,26 +160,31 @@ TEST_CASE("A rotated serving certificate is used by new handshakes, and no reque
   CHECK(load.answered() >= 80);
   // The connection opened before the rotations kept its certificate and was never dropped.
   CHECK(load.kept_alive_fingerprint() == t::TlsConnection::file_fingerprint(a.tls_crt()));
-  const auto refusals = server.log().with_msg("refusing the changed TLS certificate files; the previous ones stay in use");
+  const auto refusals = server.log().with_msg(
+      "refusing the changed TLS certificate files; the previous ones stay in use");
   REQUIRE(refusals.size() == 1);
   CHECK(refusals[0]["level"] == "error");
-  CHECK(refusals[0]["error"] ==
-        secret.path("tls.crt") + " and " + secret.path("tls.key") + ": the private key does not match the certificate");
+  CHECK(refusals[0]["error"] == secret.path("tls.crt") + " and " + secret.path("tls.key") +
+                                    ": the private key does not match the certificate");
   CHECK(server.log().with_msg("reloaded TLS certificate").size() == 2);
 }
 
-TEST_CASE("A rotated client CA is used by new handshakes; a broken one is refused", "[server][rotation][mtls]") {
+TEST_CASE("A rotated client CA is used by new handshakes; a broken one is refused",
+          "[server][rotation][mtls]") {
   const auto a = t::make_pki();
   const auto d = t::make_pki();
   SecretVolume secret({{"ca.crt", a.ca_crt()}});
   auto options = t::test_options(a);
   options.tls.client_ca_file = secret.path("ca.crt");
   t::TestServer server(options);
-  const auto client_a = t::TlsClientOptions().trust(a.ca_crt()).client_certificate(a.client_crt(), a.client_key());
-  const auto client_d = t::TlsClientOptions().trust(a.ca_crt()).client_certificate(d.client_crt(), d.client_key());
+  const auto client_a =
+      t::TlsClientOptions().trust(a.ca_crt()).client_certificate(a.client_crt(), a.client_key());
+  const auto client_d =
+      t::TlsClientOptions().trust(a.ca_crt()).client_certificate(d.client_crt(), d.client_key());
   const auto accepted = [&](const t::TlsClientOptions& o) {
     const auto conn = t::TlsConnection::open(server.port(), o);
-    const auto res = conn ? conn->request(t::http_request("POST", kValidate, sample())) : std::nullopt;
+    const auto res =
+        conn ? conn->request(t::http_request("POST", kValidate, sample())) : std::nullopt;
     return res && res->status == 200;
   };
   const auto eventually = [&](auto condition) {
@@ -195,7 +205,8 @@ TEST_CASE("A rotated client CA is used by new handshakes; a broken one is refuse
   secret.publish({{"ca.crt", garbage.string()}});
   CHECK(logged(server, "refusing the changed client CA files"));
   CHECK(accepted(client_d));
-  const auto refusals = server.log().with_msg("refusing the changed client CA files; the previous ones stay in use");
+  const auto refusals =
+      server.log().with_msg("refusing the changed client CA files; the previous ones stay in use");
   REQUIRE(refusals.size() == 1);
   CHECK(refusals[0]["error"] == secret.path("ca.crt") + ": no PEM certificate found");
 }

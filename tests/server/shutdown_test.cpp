@@ -9,7 +9,7 @@
 
 #include <atomic>
 #include <future>
-#include <regex>
+#include <sstream>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -99,11 +99,13 @@ TEST_CASE("Shutdown during load answers every request the server began", "[serve
   CHECK(server.log().with_msg("stopped").size() == 1);
 }
 
-TEST_CASE("A request still arriving when shutdown begins is answered, then its connection closes", "[server][shutdown]") {
+TEST_CASE("A request still arriving when shutdown begins is answered, then its connection closes",
+          "[server][shutdown]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   std::string error;
-  const auto conn = t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()), &error);
+  const auto conn =
+      t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()), &error);
   REQUIRE(conn);
   const auto request = t::http_request("POST", kValidate, sample());
   const auto half = request.size() / 2;
@@ -128,13 +130,17 @@ TEST_CASE("/readyz answers 503 once shutdown begins", "[server][shutdown][health
   t::TestServer server(t::test_options(pki));
   // A request whose body is never completed keeps the shutdown waiting (until the read timeout)
   // while /readyz is asked.
-  const auto conn = t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()));
+  const auto conn =
+      t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()));
   REQUIRE(conn);
-  REQUIRE(conn->send("POST " + kValidate + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"));
+  REQUIRE(conn->send(
+      "POST " + kValidate +
+      " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"));
   const int health_port = server.health_port();
   auto drained = std::async(std::launch::async, [&] { return server.server().shutdown(20s); });
   int status = 0;
-  for (int i = 0; i < 500 && (status = status_of(health_port, "/readyz")) == 200; ++i) std::this_thread::sleep_for(10ms);
+  for (int i = 0; i < 500 && (status = status_of(health_port, "/readyz")) == 200; ++i)
+    std::this_thread::sleep_for(10ms);
   CHECK(status == 503);
   CHECK(status_of(health_port, "/healthz") == 200);
   REQUIRE(conn->send("\"kind\":1}"));
@@ -144,14 +150,16 @@ TEST_CASE("/readyz answers 503 once shutdown begins", "[server][shutdown][health
   CHECK(drained.get());
 }
 
-TEST_CASE("Idle keep-alive connections are closed at once when shutdown begins", "[server][shutdown]") {
+TEST_CASE("Idle keep-alive connections are closed at once when shutdown begins",
+          "[server][shutdown]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
   options.idle_timeout = 10min;  // far beyond the grace period: shutdown must not wait for it
   t::TestServer server(options);
   std::vector<std::unique_ptr<t::TlsConnection>> idle;
   for (int i = 0; i < 10; ++i) {
-    idle.push_back(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
+    idle.push_back(
+        t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
     REQUIRE(idle.back());
     REQUIRE(idle.back()->request(t::http_request("POST", kValidate, sample())));
   }
@@ -169,15 +177,17 @@ struct Spawned {
 Spawned spawn_serve(const t::Pki& pki) {
   Spawned s;
   s.log_file = (t::fresh_temp_dir("serve-log") / "stderr").string();
-  std::vector<std::string> args = {JOBSET_WEBHOOK_BINARY, "serve", "--bind", "127.0.0.1", "--port", "0",
-                                   "--health-port", "0", "--cert-dir", pki.dir.string()};
+  std::vector<std::string> args = {
+      JOBSET_WEBHOOK_BINARY, "serve", "--bind",     "127.0.0.1",     "--port", "0",
+      "--health-port",       "0",     "--cert-dir", pki.dir.string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, s.log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, s.log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   // The test process may block signals in its threads; the server must start with a clean mask.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -204,7 +214,8 @@ std::vector<Json> log_lines(const std::string& file) {
 int wait_exit(pid_t pid) {
   for (int i = 0; i < 3000; ++i) {
     int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (::waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     std::this_thread::sleep_for(10ms);
   }
   ::kill(pid, SIGKILL);
@@ -214,7 +225,8 @@ int wait_exit(pid_t pid) {
 
 }  // namespace
 
-TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began, and exits 0", "[server][shutdown][cli]") {
+TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began, and exits 0",
+          "[server][shutdown][cli]") {
   const auto pki = t::make_pki();
   for (const int signal : {SIGTERM, SIGINT}) {
     DYNAMIC_SECTION(strsignal(signal)) {
@@ -236,7 +248,8 @@ TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began
         CHECK(wait_exit(serve.pid) == 0);
         load.stop();
         int requests = 0;
-        for (const auto& line : log_lines(serve.log_file)) requests += line["msg"] == "request" ? 1 : 0;
+        for (const auto& line : log_lines(serve.log_file))
+          requests += line["msg"] == "request" ? 1 : 0;
         CHECK(requests == load.answered());
       }
       const auto lines = log_lines(serve.log_file);
@@ -244,9 +257,11 @@ TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began
       for (const auto& line : lines) {
         if (line["msg"] != "request") messages.push_back(line["msg"]);
       }
-      CHECK(messages == std::vector<std::string>{"loaded TLS certificate", "serving", "received signal",
-                                                 "shutting down: not ready, closing idle connections, finishing requests in flight",
-                                                 "stopped"});
+      CHECK(messages ==
+            std::vector<std::string>{
+                "loaded TLS certificate", "serving", "received signal",
+                "shutting down: not ready, closing idle connections, finishing requests in flight",
+                "stopped"});
     }
   }
 }

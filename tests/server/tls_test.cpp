@@ -40,7 +40,9 @@ class LegacyTlsServer {
           return SSL_CTX_use_certificate_chain_file(&ctx, pki.tls_crt().c_str()) == 1 &&
                  SSL_CTX_use_PrivateKey_file(&ctx, pki.tls_key().c_str(), SSL_FILETYPE_PEM) == 1;
         }) {
-    server_.Post(kValidate, [](const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); });
+    server_.Post(kValidate, [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("{}", "application/json");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(1ms);
@@ -59,7 +61,8 @@ class LegacyTlsServer {
 
 }  // namespace
 
-TEST_CASE("The serving certificate verifies against the CA for the Service's DNS name", "[server][tls]") {
+TEST_CASE("The serving certificate verifies against the CA for the Service's DNS name",
+          "[server][tls]") {
   const auto pki = t::make_pki();
   const auto other = t::make_pki();
   t::TestServer server(t::test_options(pki));
@@ -73,13 +76,19 @@ TEST_CASE("The serving certificate verifies against the CA for the Service's DNS
   CHECK(res->status == 200);
 
   std::string error;
-  CHECK(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()).host(kServiceName)));
-  CHECK(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()).host(kServiceName + ".cluster.local")));
-  CHECK(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()).host("localhost")));
+  CHECK(t::TlsConnection::open(server.port(),
+                               t::TlsClientOptions().trust(pki.ca_crt()).host(kServiceName)));
+  CHECK(t::TlsConnection::open(
+      server.port(),
+      t::TlsClientOptions().trust(pki.ca_crt()).host(kServiceName + ".cluster.local")));
+  CHECK(t::TlsConnection::open(server.port(),
+                               t::TlsClientOptions().trust(pki.ca_crt()).host("localhost")));
   // The checks are real: another name, or another CA, fails.
-  CHECK_FALSE(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()).host("other.example"), &error));
+  CHECK_FALSE(t::TlsConnection::open(
+      server.port(), t::TlsClientOptions().trust(pki.ca_crt()).host("other.example"), &error));
   CHECK(error == "certificate verify failed");
-  CHECK_FALSE(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(other.ca_crt()).host(kServiceName), &error));
+  CHECK_FALSE(t::TlsConnection::open(
+      server.port(), t::TlsClientOptions().trust(other.ca_crt()).host(kServiceName), &error));
   CHECK(error == "certificate verify failed");
 }
 
@@ -91,7 +100,10 @@ TEST_CASE("With a client CA, a client certificate it signed is required", "[serv
   t::TestServer server(options);
   for (const int version : {TLS1_2_VERSION, TLS1_3_VERSION}) {
     DYNAMIC_SECTION("TLS version " << std::hex << version) {
-      const auto good = t::TlsClientOptions().versions(version, version).trust(pki.ca_crt()).client_certificate(pki.client_crt(), pki.client_key());
+      const auto good = t::TlsClientOptions()
+                            .versions(version, version)
+                            .trust(pki.ca_crt())
+                            .client_certificate(pki.client_crt(), pki.client_key());
       std::string error;
       CHECK(answered(server.port(), good, &error));
       INFO(error);
@@ -135,7 +147,8 @@ TEST_CASE("TLS 1.0 and 1.1 are refused, TLS 1.2 and 1.3 accepted", "[server][tls
   }
   for (const int version : {TLS1_2_VERSION, TLS1_3_VERSION}) {
     DYNAMIC_SECTION("TLS version " << std::hex << version) {
-      const auto conn = t::TlsConnection::open(server.port(), t::TlsClientOptions().versions(version, version));
+      const auto conn =
+          t::TlsConnection::open(server.port(), t::TlsClientOptions().versions(version, version));
       REQUIRE(conn);
       CHECK(conn->protocol_version() == version);
       const auto res = conn->request(t::http_request("POST", kValidate, sample()));
@@ -150,14 +163,17 @@ TEST_CASE("With --tls-min-version 1.3, TLS 1.2 is refused", "[server][tls]") {
   auto options = t::test_options(pki);
   options.min_tls_version = jobset_webhook::server::TlsVersion::k1_3;
   t::TestServer server(options);
-  CHECK_FALSE(t::TlsConnection::open(server.port(), t::TlsClientOptions().versions(TLS1_2_VERSION, TLS1_2_VERSION)));
+  CHECK_FALSE(t::TlsConnection::open(
+      server.port(), t::TlsClientOptions().versions(TLS1_2_VERSION, TLS1_2_VERSION)));
   CHECK(answered(server.port(), t::TlsClientOptions().versions(TLS1_3_VERSION, 0)));
 }
 
-TEST_CASE("Plain HTTP to the HTTPS port is refused with a plain-HTTP explanation", "[server][tls]") {
+TEST_CASE("Plain HTTP to the HTTPS port is refused with a plain-HTTP explanation",
+          "[server][tls]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
-  const auto res = t::plain_http_exchange(server.port(), t::http_request("POST", kValidate, sample()));
+  const auto res =
+      t::plain_http_exchange(server.port(), t::http_request("POST", kValidate, sample()));
   REQUIRE(res);
   CHECK(res->status == 400);
   CHECK(res->body == "Client sent an HTTP request to an HTTPS server.\n");

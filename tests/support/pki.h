@@ -25,15 +25,18 @@ struct Pki {
 inline std::filesystem::path fresh_temp_dir(const std::string& what) {
   static std::atomic<int> counter{0};
   const auto dir = std::filesystem::temp_directory_path() /
-                   ("jobset-webhook-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+                   ("jobset-webhook-" + what + "-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(counter++));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
 }
 
 inline void run_generator(const std::filesystem::path& dir) {
-  const std::string cmd = std::string(JOBSET_SOURCE_DIR) + "/certs/generate-dev-certs " + dir.string() + " >/dev/null";
-  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("certs/generate-dev-certs failed: " + cmd);
+  const std::string cmd =
+      std::string(JOBSET_SOURCE_DIR) + "/certs/generate-dev-certs " + dir.string() + " >/dev/null";
+  if (std::system(cmd.c_str()) != 0)
+    throw std::runtime_error("certs/generate-dev-certs failed: " + cmd);
 }
 
 // A new CA with a serving and a client certificate.

@@ -79,9 +79,11 @@ class CapturedLog {
 
 class TestServer {
  public:
-  explicit TestServer(const server::ServerOptions& options) : log_(std::make_unique<CapturedLog>()) {
+  explicit TestServer(const server::ServerOptions& options)
+      : log_(std::make_unique<CapturedLog>()) {
     auto started = server::AdmissionServer::start(options, log_->log());
-    if (!started.ok()) throw std::runtime_error("server did not start: " + started.failure().message);
+    if (!started.ok())
+      throw std::runtime_error("server did not start: " + started.failure().message);
     server_ = std::move(started.value());
   }
 

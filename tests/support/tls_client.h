@@ -42,8 +42,9 @@ struct HttpResponse {
   }
 };
 
-inline std::string http_request(const std::string& method, const std::string& path, const std::string& body,
-                                const std::string& extra_headers = "Content-Type: application/json\r\n") {
+inline std::string http_request(
+    const std::string& method, const std::string& path, const std::string& body,
+    const std::string& extra_headers = "Content-Type: application/json\r\n") {
   return method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n" + extra_headers +
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
@@ -93,7 +94,8 @@ std::optional<HttpResponse> read_http_response(Read read) {
     const auto line = data.substr(pos, eol - pos);
     const auto colon = line.find(':');
     std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     std::string value = colon == std::string::npos ? "" : line.substr(colon + 1);
     value.erase(0, value.find_first_not_of(' '));
     r.headers[name] = value;
@@ -104,7 +106,8 @@ std::optional<HttpResponse> read_http_response(Read read) {
   if (r.headers.count("content-length")) {
     const auto length = std::stoul(r.headers["content-length"]);
     while (r.body.size() < length) {
-      const int n = read(buf, static_cast<int>(std::min<std::size_t>(sizeof buf, length - r.body.size())));
+      const int n =
+          read(buf, static_cast<int>(std::min<std::size_t>(sizeof buf, length - r.body.size())));
       if (n <= 0) return std::nullopt;
       r.body.append(buf, static_cast<std::size_t>(n));
     }
@@ -118,13 +121,19 @@ std::optional<HttpResponse> read_http_response(Read read) {
 struct TlsClientOptions {
   int min_version = 0;  // 0: OpenSSL's default; TLS1_VERSION, TLS1_1_VERSION, ...
   int max_version = 0;
-  bool allow_legacy = false;  // security level 0, so that TLS 1.0/1.1 can be offered at all
-  std::string ca_file;        // non-empty: verify the server against it
-  std::string verify_host;    // with ca_file: the name or IP the certificate must carry
+  bool allow_legacy = false;        // security level 0, so that TLS 1.0/1.1 can be offered at all
+  std::string ca_file;              // non-empty: verify the server against it
+  std::string verify_host;          // with ca_file: the name or IP the certificate must carry
   std::string cert_file, key_file;  // a client certificate
 
-  TlsClientOptions& trust(std::string ca) { ca_file = std::move(ca); return *this; }
-  TlsClientOptions& host(std::string name) { verify_host = std::move(name); return *this; }
+  TlsClientOptions& trust(std::string ca) {
+    ca_file = std::move(ca);
+    return *this;
+  }
+  TlsClientOptions& host(std::string name) {
+    verify_host = std::move(name);
+    return *this;
+  }
   TlsClientOptions& client_certificate(std::string cert, std::string key) {
     cert_file = std::move(cert);
     key_file = std::move(key);
@@ -135,13 +144,17 @@ struct TlsClientOptions {
     max_version = max;
     return *this;
   }
-  TlsClientOptions& legacy() { allow_legacy = true; return *this; }
+  TlsClientOptions& legacy() {
+    allow_legacy = true;
+    return *this;
+  }
 };
 
 class TlsConnection {
  public:
   // Connects and completes the handshake; nullptr (and error) when either fails.
-  static std::unique_ptr<TlsConnection> open(int port, const TlsClientOptions& options, std::string* error = nullptr) {
+  static std::unique_ptr<TlsConnection> open(int port, const TlsClientOptions& options,
+                                             std::string* error = nullptr) {
     auto c = std::unique_ptr<TlsConnection>(new TlsConnection());
     c->ctx_ = SSL_CTX_new(TLS_client_method());
     if (options.allow_legacy) {
@@ -192,7 +205,8 @@ class TlsConnection {
 
   bool send(std::string_view data) {
     ERR_clear_error();
-    return SSL_write(ssl_, data.data(), static_cast<int>(data.size())) == static_cast<int>(data.size());
+    return SSL_write(ssl_, data.data(), static_cast<int>(data.size())) ==
+           static_cast<int>(data.size());
   }
 
   std::optional<HttpResponse> read_response() {
@@ -255,7 +269,9 @@ inline std::optional<HttpResponse> plain_http_exchange(int port, const std::stri
   const int fd = connect_tcp(port);
   if (fd < 0) return std::nullopt;
   ::send(fd, raw.data(), raw.size(), MSG_NOSIGNAL);
-  auto r = read_http_response([fd](char* buf, int n) { return static_cast<int>(::recv(fd, buf, static_cast<std::size_t>(n), 0)); });
+  auto r = read_http_response([fd](char* buf, int n) {
+    return static_cast<int>(::recv(fd, buf, static_cast<std::size_t>(n), 0));
+  });
   ::close(fd);
   return r;
 }

@@ -20,8 +20,8 @@ namespace jobset_webhook::server {
 struct AccessRecord {
   std::string method;
   std::string path;
-  std::string remote;  // ip:port
-  int code = 0;        // HTTP status sent
+  std::string remote;           // ip:port
+  int code = 0;                 // HTTP status sent
   std::int64_t latency_us = 0;  // from the request's first byte to its response written
   std::optional<admission::ReviewSummary> review;
   std::string error;

@@ -23,7 +23,8 @@ namespace jobset_webhook::server {
 class CredentialReloader {
  public:
   // Loads the files once (Failure, code 400, when they are unusable) and starts watching them.
-  static Result<std::unique_ptr<CredentialReloader>> start(const TlsFiles& files, std::chrono::milliseconds interval,
+  static Result<std::unique_ptr<CredentialReloader>> start(const TlsFiles& files,
+                                                           std::chrono::milliseconds interval,
                                                            const Log& log);
   ~CredentialReloader();  // stops the watching thread
   CredentialReloader(const CredentialReloader&) = delete;

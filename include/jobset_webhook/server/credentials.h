@@ -20,7 +20,7 @@ struct ServingCertificate {
   ~ServingCertificate();
 
   X509* leaf = nullptr;
-  STACK_OF(X509)* chain = nullptr;  // intermediates after the leaf in the file; may be empty
+  STACK_OF(X509) * chain = nullptr;  // intermediates after the leaf in the file; may be empty
   EVP_PKEY* private_key = nullptr;
   std::string subject;    // for logs: "CN=jobset-webhook.jobset-system.svc"
   std::string not_after;  // for logs: "2027-11-30T11:46:05Z"
@@ -32,15 +32,15 @@ struct ClientCa {
   ClientCa& operator=(const ClientCa&) = delete;
   ~ClientCa();
 
-  X509_STORE* store = nullptr;              // verifies client certificates
-  STACK_OF(X509_NAME)* names = nullptr;     // sent in the CertificateRequest
+  X509_STORE* store = nullptr;            // verifies client certificates
+  STACK_OF(X509_NAME) * names = nullptr;  // sent in the CertificateRequest
   std::size_t certificates = 0;
 };
 
 // Reads a certificate chain and its private key. Failure (code 400) names the file and the
 // reason: unreadable, no certificate, no key, or a key that does not match the certificate.
-Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(const std::string& cert_file,
-                                                                          const std::string& key_file);
+Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(
+    const std::string& cert_file, const std::string& key_file);
 
 // Reads every certificate of a PEM bundle. Failure (code 400) when the file is unreadable, holds
 // no certificate, or holds something that is not one.

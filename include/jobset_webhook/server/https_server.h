@@ -32,7 +32,7 @@ namespace jobset_webhook::server {
 // What one request on a connection carries between httplib's callbacks (pre-routing, handler,
 // post-routing, logger), which all run on the connection's thread.
 struct RequestContext {
-  std::chrono::steady_clock::time_point started;  // first byte of the request
+  std::chrono::steady_clock::time_point started;                  // first byte of the request
   std::optional<std::chrono::steady_clock::time_point> deadline;  // from ?timeout=
   bool checked = false;  // passed through the request checks; httplib itself answered otherwise
   std::optional<admission::ReviewSummary> review;
@@ -59,7 +59,6 @@ class HttpsServer final : public httplib::SSLServer {
   int bind(const std::string& host, int port);
 
   void drain();
-  bool draining() const { return draining_; }
 
  private:
   bool process_and_close_socket(socket_t sock) override;

@@ -33,10 +33,18 @@ class Log {
   // Never throws: invalid UTF-8 is replaced, a failing sink is ignored.
   void write(LogLevel level, std::string_view message, const Json& fields = Json::object()) const;
 
-  void debug(std::string_view message, const Json& fields = Json::object()) const { write(LogLevel::kDebug, message, fields); }
-  void info(std::string_view message, const Json& fields = Json::object()) const { write(LogLevel::kInfo, message, fields); }
-  void warn(std::string_view message, const Json& fields = Json::object()) const { write(LogLevel::kWarn, message, fields); }
-  void error(std::string_view message, const Json& fields = Json::object()) const { write(LogLevel::kError, message, fields); }
+  void debug(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kDebug, message, fields);
+  }
+  void info(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kInfo, message, fields);
+  }
+  void warn(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kWarn, message, fields);
+  }
+  void error(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kError, message, fields);
+  }
 
  private:
   LogLevel level_;

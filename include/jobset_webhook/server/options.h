@@ -16,7 +16,8 @@ enum class TlsVersion { k1_2, k1_3 };
 struct TlsFiles {
   std::string cert_file;         // PEM: the serving certificate, then any intermediates
   std::string private_key_file;  // PEM: its private key
-  std::string client_ca_file;    // PEM CA bundle; non-empty: clients must present a certificate it signed
+  std::string
+      client_ca_file;  // PEM CA bundle; non-empty: clients must present a certificate it signed
 };
 
 struct ServerOptions {

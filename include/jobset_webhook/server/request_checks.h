@@ -27,7 +27,8 @@ inline constexpr std::string_view kMutatePath = "/mutate-jobset-x-k8s-io-v1alpha
 //   413 a Content-Length above max_request_bytes
 //   400 a timeout query parameter that is not a positive duration ("10s")
 // nullopt when the request may proceed.
-std::optional<Failure> check_request_head(const httplib::Request& req, std::size_t max_request_bytes);
+std::optional<Failure> check_request_head(const httplib::Request& req,
+                                          std::size_t max_request_bytes);
 
 // The request's ?timeout= (already checked by check_request_head); nullopt when absent.
 std::optional<std::chrono::nanoseconds> request_timeout(const httplib::Request& req);

@@ -18,6 +18,7 @@
 namespace jobset_webhook::server {
 
 // policy and log must outlive server.
-void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_request_bytes, const Log& log);
+void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_request_bytes,
+                    const Log& log);
 
 }  // namespace jobset_webhook::server

@@ -33,7 +33,8 @@ class AdmissionServer {
   // Loads the TLS files, binds both ports and starts serving. Failure code 400: the TLS files are
   // unusable; 500: a port could not be bound. Sets SIGPIPE to be ignored: a client that goes away
   // while being answered must fail a write, not end the process. log must outlive the server.
-  static Result<std::unique_ptr<AdmissionServer>> start(const ServerOptions& options, const Log& log);
+  static Result<std::unique_ptr<AdmissionServer>> start(const ServerOptions& options,
+                                                        const Log& log);
 
   // shutdown(shutdown_grace) unless done, then waits for every thread.
   ~AdmissionServer();

@@ -19,7 +19,8 @@ class TlsStream final : public httplib::Stream {
   using Clock = std::chrono::steady_clock;
 
   // Takes neither ssl nor sock: the caller frees and closes them after the stream is gone.
-  TlsStream(SSL* ssl, int sock, std::chrono::milliseconds read_timeout, std::chrono::milliseconds write_timeout);
+  TlsStream(SSL* ssl, int sock, std::chrono::milliseconds read_timeout,
+            std::chrono::milliseconds write_timeout);
 
   // Completes the server side of the handshake within the read timeout. On failure, error() says
   // why; a client that sent plain HTTP has been told so in plain HTTP.
