@@ -34,6 +34,9 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
   if (!grace || grace->count() < 0) {
     return Failure{400, "--shutdown-grace: not a duration such as 25s: " + flags.shutdown_grace};
   }
+  if (*grace > std::chrono::hours(24)) {
+    return Failure{400, "--shutdown-grace: at most 24h, got " + flags.shutdown_grace};
+  }
   options.shutdown_grace = std::chrono::duration_cast<std::chrono::milliseconds>(*grace);
   if (!flags.config.empty()) {
     auto policy = load_policy_file(flags.config);

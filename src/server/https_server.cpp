@@ -109,12 +109,13 @@ bool HttpsServer::process_and_close_socket(socket_t sock) {
 
 void HttpsServer::serve_connection(SSL* ssl, int sock) {
   TlsStream stream(ssl, sock, options_.read_timeout, options_.write_timeout);
+  const std::string remote = remote_of(stream);  // while the client is still connected
   if (!stream.accept()) {
     // Port probes and clients that give up are routine; refusals say something about a client.
     const bool routine = stream.error() == TlsStream::kClosedByClient ||
                          stream.error() == TlsStream::kHandshakeTimedOut;
     log_.write(routine ? LogLevel::kDebug : LogLevel::kInfo, "TLS handshake failed",
-               {{"remote", remote_of(stream)}, {"error", stream.error()}});
+               {{"remote", remote}, {"error", stream.error()}});
     return;
   }
   ConnectionContext conn;

@@ -97,7 +97,10 @@ std::optional<Failure> check_request_head(const httplib::Request& req,
 
 std::optional<std::chrono::nanoseconds> request_timeout(const httplib::Request& req) {
   if (!req.has_param("timeout")) return std::nullopt;
-  return parse_go_duration(req.get_param_value("timeout"));
+  const auto timeout = parse_go_duration(req.get_param_value("timeout"));
+  if (!timeout) return std::nullopt;
+  // The kube-apiserver sends at most 30s; a cap keeps "now + timeout" far from overflowing.
+  return std::min<std::chrono::nanoseconds>(*timeout, std::chrono::hours(24));
 }
 
 bool has_body(const httplib::Request& req) {

@@ -96,8 +96,10 @@ bool TlsStream::accept() {
 // As Go's net/http does, so that `curl http://...` explains itself instead of failing silently.
 void TlsStream::reply_plain_http_refusal() const {
   static constexpr std::string_view kReply =
-      "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: "
-      "close\r\n\r\n"
+      "HTTP/1.0 400 Bad Request\r\n"
+      "Content-Type: text/plain; charset=utf-8\r\n"
+      "Connection: close\r\n"
+      "\r\n"
       "Client sent an HTTP request to an HTTPS server.\n";
   if (::send(sock_, kReply.data(), kReply.size(), MSG_NOSIGNAL) < 0) return;
   ::shutdown(sock_, SHUT_WR);
@@ -112,8 +114,8 @@ TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_
   const auto idle_deadline = Clock::now() + idle_timeout;
   for (;;) {
     // Peeking processes whatever TLS records have arrived, so the answer is about application
-    // data: a record OpenSSL has already buffered counts, a bare TLS message (a key update) does
-    // not. SSL_has_pending cannot tell these apart.
+    // data: bytes OpenSSL has already buffered count, a TLS message without data (a key update)
+    // does not, and the client's close_notify or EOF ends the wait.
     char byte;
     ERR_clear_error();
     const int r = SSL_peek(ssl_, &byte, 1);

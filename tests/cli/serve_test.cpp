@@ -34,6 +34,7 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
       {"bad log level", "--log-level loud", ""},
       {"zero body limit", "--max-request-bytes 0", ""},
       {"bad grace", "--shutdown-grace soon", "--shutdown-grace: not a duration such as 25s: soon"},
+      {"endless grace", "--shutdown-grace 1000h", "--shutdown-grace: at most 24h, got 1000h"},
       {"missing certificate", "--cert-dir /nonexistent",
        "cannot read /nonexistent/tls.crt: No such file or directory"},
       // The certificate comes from its flag, the key still from the directory.

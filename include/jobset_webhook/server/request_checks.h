@@ -30,7 +30,8 @@ inline constexpr std::string_view kMutatePath = "/mutate-jobset-x-k8s-io-v1alpha
 std::optional<Failure> check_request_head(const httplib::Request& req,
                                           std::size_t max_request_bytes);
 
-// The request's ?timeout= (already checked by check_request_head); nullopt when absent.
+// The request's ?timeout= (already checked by check_request_head), at most 24 hours; nullopt when
+// absent.
 std::optional<std::chrono::nanoseconds> request_timeout(const httplib::Request& req);
 
 // True when a body follows the head: a non-zero Content-Length or chunked encoding.
