@@ -55,6 +55,36 @@ int main(int argc, char** argv) {
   default_cmd->add_option("paths", defaults.paths, std::string("Manifests: ") + kPathHelp)->required();
   default_cmd->add_option("--config", defaults.config, "Policy file (YAML or JSON)");
 
+  cli::ServeOptions serve;
+  auto* serve_cmd = app.add_subcommand("serve", "Serve the admission webhooks over HTTPS until SIGTERM or SIGINT");
+  serve_cmd->add_option("--bind", serve.bind, "Address to listen on (HTTPS and health)")->capture_default_str();
+  serve_cmd->add_option("--port", serve.port, "HTTPS port of the webhooks; 0 picks a free port")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  serve_cmd->add_option("--cert-dir", serve.cert_dir, "Directory with tls.crt and tls.key (a Secret's layout)")
+      ->capture_default_str();
+  serve_cmd->add_option("--tls-cert-file", serve.tls_cert_file, "Serving certificate, PEM (default: <cert-dir>/tls.crt)");
+  serve_cmd->add_option("--tls-private-key-file", serve.tls_private_key_file,
+                        "Its private key, PEM (default: <cert-dir>/tls.key)");
+  serve_cmd->add_option("--client-ca-file", serve.client_ca_file,
+                        "CA bundle, PEM: require client certificates signed by it (mTLS)");
+  serve_cmd->add_option("--tls-min-version", serve.tls_min_version, "Lowest TLS version accepted")
+      ->check(CLI::IsMember({"1.2", "1.3"}))
+      ->capture_default_str();
+  serve_cmd->add_option("--config", serve.config, "Policy file (YAML or JSON)")->check(CLI::ExistingFile);
+  serve_cmd->add_option("--max-request-bytes", serve.max_request_bytes, "Largest request body accepted")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve_cmd->add_option("--health-port", serve.health_port, "Plain-HTTP port of /healthz and /readyz; 0 picks a free port")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  serve_cmd->add_option("--shutdown-grace", serve.shutdown_grace,
+                        "On SIGTERM, how long requests in flight may take to finish (e.g. 25s)")
+      ->capture_default_str();
+  serve_cmd->add_option("--log-level", serve.log_level, "debug, info (one line per request), warn or error")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,5 +97,6 @@ int main(int argc, char** argv) {
   if (check_cmd->parsed()) return cli::check(check);
   if (validate_cmd->parsed()) return cli::validate(validate);
   if (default_cmd->parsed()) return cli::print_defaults(defaults);
+  if (serve_cmd->parsed()) return cli::serve(serve);
   return cli::kExitUnusableInput;
 }

@@ -78,6 +78,7 @@ std::optional<std::string_view> duplicate_key(JsonView root) {
 struct Envelope {
   std::string api_version{kApiVersionV1};
   std::string uid;
+  ReviewSummary* summary = nullptr;  // receives allowed and code of the response written
 };
 
 Json review_response(const Envelope& env, Json response) {
@@ -89,6 +90,8 @@ Json review_response(const Envelope& env, Json response) {
 }
 
 std::string bad_request(const Envelope& env, std::string_view message) {
+  env.summary->allowed = false;
+  env.summary->code = 400;
   Json response = Json::object();
   response["uid"] = env.uid;
   response["allowed"] = false;
@@ -97,6 +100,8 @@ std::string bad_request(const Envelope& env, std::string_view message) {
 }
 
 std::string decision_response(const Envelope& env, std::string_view name, const Decision& decision, Hook hook) {
+  env.summary->allowed = decision.allowed;
+  env.summary->code = decision.allowed ? 200 : 422;
   Json response = Json::object();
   response["uid"] = env.uid;
   response["allowed"] = decision.allowed;
@@ -150,8 +155,28 @@ std::optional<std::string> not_a_jobset(std::string_view which, std::optional<Js
   return std::nullopt;
 }
 
-std::string respond(JsonView root, const Policy& policy, Hook hook) {
+// The request's identity as the access log shows it, read before the request is judged usable so
+// that a refused request is logged with whatever it carried.
+void summarize(JsonView root, ReviewSummary& summary) {
+  const auto request = field_of(root, "request");
+  if (!request) return;
+  summary.uid = string_field(*request, "uid").value_or("");
+  summary.operation = string_field(*request, "operation").value_or("");
+  summary.ns = string_field(*request, "namespace").value_or("");
+  summary.name = string_field(*request, "name").value_or("");
+  if (summary.name.empty()) {
+    const auto object = field_of(*request, "object");
+    const auto metadata = object ? field_of(*object, "metadata") : std::nullopt;
+    if (metadata) summary.name = string_field(*metadata, "name").value_or("");
+  }
+  const auto dry_run = field_of(*request, "dryRun");
+  summary.dry_run = dry_run && dry_run->type() == element_type::BOOL && bool(*dry_run);
+}
+
+std::string respond(JsonView root, const Policy& policy, Hook hook, ReviewSummary& summary) {
+  summarize(root, summary);
   Envelope env;
+  env.summary = &summary;
   if (root.type() != element_type::OBJECT) return bad_request(env, "the body must be a JSON object (an AdmissionReview)");
   const auto api_version = string_field(root, "apiVersion");
   if (api_version == kApiVersionV1beta1) env.api_version = kApiVersionV1beta1;
@@ -217,7 +242,7 @@ Json rejection_status(std::string_view name, const field::ErrorList& errors) {
           {"code", 422}};
 }
 
-Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook) {
+Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, Hook hook) {
   // One parser per thread: it keeps its buffers between requests, which is most of simdjson's
   // speed on repeated parses. It is the only state the core keeps, and it holds no request data
   // that outlives the call.
@@ -226,7 +251,15 @@ Result<std::string> handle_review(std::string_view body, const Policy& policy, H
   if (const auto error = parser.parse(body.data(), body.size()).get(root); error != simdjson::SUCCESS) {
     return Failure{400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
   }
-  return respond(root, policy, hook);
+  ReviewAnswer answer;
+  answer.body = respond(root, policy, hook, answer.summary);
+  return answer;
+}
+
+Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook) {
+  auto answer = answer_review(body, policy, hook);
+  if (!answer.ok()) return answer.failure();
+  return std::move(answer.value().body);
 }
 
 }  // namespace jobset_webhook::admission

@@ -210,3 +210,35 @@ TEST_CASE("The mutating hook does not validate a create", "[admission][review][c
   CHECK(out["response"]["allowed"] == true);
   CHECK(out["response"]["patchType"] == "JSONPatch");
 }
+
+TEST_CASE("answer_review gives handle_review's bytes and a summary for the access log", "[admission][review]") {
+  auto body = review("UPDATE", jobset("b"), jobset("a"));
+  body["request"]["dryRun"] = true;
+  const auto answer = admission::answer_review(body.dump(), Policy{}, Hook::kValidating);
+  REQUIRE(answer.ok());
+  CHECK(answer.value().body == respond(body.dump()));
+  const auto& s = answer.value().summary;
+  CHECK(s.uid == "705ab4f5-6393-11e8-b7cc-42010a800002");
+  CHECK(s.operation == "UPDATE");
+  CHECK(s.ns == "default");
+  CHECK(s.name == "js");
+  CHECK(s.dry_run);
+  CHECK_FALSE(s.allowed);
+  CHECK(s.code == 422);
+}
+
+TEST_CASE("The summary of an unusable review says what it carried and that it was refused", "[admission][review]") {
+  const auto answer = admission::answer_review(R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",
+    "request":{"uid":"u-9","operation":"PATCH","object":{"metadata":{"name":"from-object"}}}})",
+                                               Policy{}, Hook::kMutating);
+  REQUIRE(answer.ok());
+  const auto& s = answer.value().summary;
+  CHECK(s.uid == "u-9");
+  CHECK(s.operation == "PATCH");
+  CHECK(s.name == "from-object");
+  CHECK(s.ns.empty());
+  CHECK_FALSE(s.dry_run);
+  CHECK_FALSE(s.allowed);
+  CHECK(s.code == 400);
+  CHECK_FALSE(admission::answer_review("{", Policy{}, Hook::kValidating).ok());
+}

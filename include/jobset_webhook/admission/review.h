@@ -34,6 +34,26 @@ inline constexpr std::string_view kKind = "JobSet";
 
 [[nodiscard]] Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook);
 
+// What an access log says about one review, read from the same parse that produced the answer
+// (the body is parsed once). Fields the request did not carry are empty.
+struct ReviewSummary {
+  std::string uid;
+  std::string operation;  // as sent: "CREATE", "UPDATE", ...
+  std::string ns;         // request.namespace
+  std::string name;       // request.name, else the object's metadata.name
+  bool dry_run = false;
+  bool allowed = false;
+  int code = 0;  // response.status.code: 200, 400 or 422
+};
+
+struct ReviewAnswer {
+  std::string body;  // exactly what handle_review returns
+  ReviewSummary summary;
+};
+
+// handle_review plus the summary: same body, same Failure. Never throws.
+[[nodiscard]] Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, Hook hook);
+
 // `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>`.
 std::string rejection_message(std::string_view name, const field::ErrorList& errors);
 

@@ -1,0 +1,49 @@
+#pragma once
+
+// TLS material read from PEM files and checked before it is used: the serving certificate with
+// its private key, and the CA bundle that client certificates must chain to. Once loaded a value
+// is immutable, so handshakes on many threads share it while a reload builds the next one.
+
+#include <memory>
+#include <string>
+
+#include <openssl/ssl.h>
+
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook::server {
+
+struct ServingCertificate {
+  ServingCertificate() = default;
+  ServingCertificate(const ServingCertificate&) = delete;
+  ServingCertificate& operator=(const ServingCertificate&) = delete;
+  ~ServingCertificate();
+
+  X509* leaf = nullptr;
+  STACK_OF(X509) * chain = nullptr;  // intermediates after the leaf in the file; may be empty
+  EVP_PKEY* private_key = nullptr;
+  std::string subject;    // for logs: "CN=jobset-webhook.jobset-system.svc"
+  std::string not_after;  // for logs: "2027-11-30T11:46:05Z"
+};
+
+struct ClientCa {
+  ClientCa() = default;
+  ClientCa(const ClientCa&) = delete;
+  ClientCa& operator=(const ClientCa&) = delete;
+  ~ClientCa();
+
+  X509_STORE* store = nullptr;            // verifies client certificates
+  STACK_OF(X509_NAME) * names = nullptr;  // sent in the CertificateRequest
+  std::size_t certificates = 0;
+};
+
+// Reads a certificate chain and its private key. Failure (code 400) names the file and the
+// reason: unreadable, no certificate, no key, or a key that does not match the certificate.
+Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(
+    const std::string& cert_file, const std::string& key_file);
+
+// Reads every certificate of a PEM bundle. Failure (code 400) when the file is unreadable, holds
+// no certificate, or holds something that is not one.
+Result<std::shared_ptr<const ClientCa>> load_client_ca(const std::string& ca_file);
+
+}  // namespace jobset_webhook::server

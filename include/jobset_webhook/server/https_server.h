@@ -1,0 +1,73 @@
+#pragma once
+
+// cpp-httplib's SSLServer with our own connection loop. httplib 0.11 closes a keep-alive
+// connection after 5 requests, polls idle connections in a 1 ms sleep loop, keeps no deadline on a
+// request as a whole, and cannot close a connection after an error reply that left a body unread.
+// This class replaces the per-connection part (SSLServer::process_and_close_socket: handshake,
+// keep-alive loop) and keeps httplib's accept loop, request parsing, routing and response writing.
+//
+// - TLS comes from configure_tls_context: the certificate is re-read at every handshake.
+// - Any number of requests per connection; an idle connection waits in poll() without cost and is
+//   closed after idle_timeout.
+// - Each connection has a ConnectionContext that route handlers reach (current_connection), to
+//   time the request, pass what the access log needs, and ask for the connection to be closed.
+// - drain(): from then on every response says `Connection: close`, connections close after their
+//   current request, and idle ones close at once. Together with stop() (no new connections) and
+//   the accept loop's end (every connection finished) this is a graceful shutdown.
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include <httplib.h>
+
+#include "jobset_webhook/admission/review.h"
+#include "jobset_webhook/server/credential_reloader.h"
+#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/server/options.h"
+
+namespace jobset_webhook::server {
+
+// What one request on a connection carries between httplib's callbacks (pre-routing, handler,
+// post-routing, logger), which all run on the connection's thread.
+struct RequestContext {
+  std::chrono::steady_clock::time_point started;                  // first byte of the request
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // from ?timeout=
+  bool checked = false;  // passed through the request checks; httplib itself answered otherwise
+  std::optional<admission::ReviewSummary> review;
+  std::string error;  // why the request was refused, for the log
+};
+
+struct ConnectionContext {
+  RequestContext request;
+  bool close_after_response = false;
+};
+
+// The context of the connection the calling thread serves: non-null inside httplib's callbacks for
+// an HttpsServer request, null anywhere else.
+ConnectionContext* current_connection();
+
+class HttpsServer final : public httplib::SSLServer {
+ public:
+  // is_valid() is false when the TLS context could not be set up. reloader and log must outlive
+  // the server.
+  HttpsServer(const ServerOptions& options, const CredentialReloader& reloader, const Log& log);
+  ~HttpsServer() override;
+
+  // bind_to_port / bind_to_any_port with a full-size listen backlog. The bound port, or -1.
+  int bind(const std::string& host, int port);
+
+  void drain();
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+  void serve_connection(SSL* ssl, int sock);
+
+  const ServerOptions options_;
+  const Log& log_;
+  std::atomic<bool> draining_{false};
+  int wake_fd_ = -1;  // an eventfd, readable once drain() was called
+};
+
+}  // namespace jobset_webhook::server

@@ -1,0 +1,57 @@
+#pragma once
+
+// The server's log: one JSON object per line on stderr, written whole so that lines from
+// concurrent requests never interleave:
+//   {"time":"2026-11-30T11:46:05.123456Z","level":"info","msg":"serving","port":9443}
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "jobset_webhook/json.h"
+
+namespace jobset_webhook::server {
+
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
+
+// "debug", "info", "warn" or "error"; nullopt for anything else.
+std::optional<LogLevel> parse_log_level(std::string_view text);
+
+class Log {
+ public:
+  // Receives one complete line, newline included.
+  using Sink = std::function<void(std::string_view line)>;
+
+  // Lines below level are dropped. The default sink writes to stderr.
+  explicit Log(LogLevel level, Sink sink = {});
+
+  bool enabled(LogLevel level) const { return level >= level_; }
+
+  // Writes {"time","level","msg", ...fields} when level is enabled. fields must be an object.
+  // Never throws: invalid UTF-8 is replaced, a failing sink is ignored.
+  void write(LogLevel level, std::string_view message, const Json& fields = Json::object()) const;
+
+  void debug(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kDebug, message, fields);
+  }
+  void info(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kInfo, message, fields);
+  }
+  void warn(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kWarn, message, fields);
+  }
+  void error(std::string_view message, const Json& fields = Json::object()) const {
+    write(LogLevel::kError, message, fields);
+  }
+
+ private:
+  LogLevel level_;
+  Sink sink_;
+};
+
+// RFC 3339 UTC with microseconds, as the log's "time" field: 2026-11-30T11:46:05.123456Z.
+std::string format_log_time(std::chrono::system_clock::time_point t);
+
+}  // namespace jobset_webhook::server

@@ -1,0 +1,48 @@
+#pragma once
+
+// Everything `jobset-webhook serve` is configured with. The CLI fills it from flags; tests fill it
+// directly (port 0, short timeouts).
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "jobset_webhook/policy.h"
+
+namespace jobset_webhook::server {
+
+enum class TlsVersion { k1_2, k1_3 };
+
+struct TlsFiles {
+  std::string cert_file;         // PEM: the serving certificate, then any intermediates
+  std::string private_key_file;  // PEM: its private key
+  std::string
+      client_ca_file;  // PEM CA bundle; non-empty: clients must present a certificate it signed
+};
+
+struct ServerOptions {
+  std::string bind_address = "0.0.0.0";
+  int port = 9443;         // HTTPS admission endpoints; 0 picks a free port
+  int health_port = 8081;  // plain HTTP /healthz and /readyz on bind_address; 0 picks a free port
+  TlsFiles tls;
+  TlsVersion min_tls_version = TlsVersion::k1_2;
+  Policy policy;
+  std::size_t max_request_bytes = 7 * 1024 * 1024;  // as controller-runtime's webhook server
+  std::chrono::milliseconds shutdown_grace{25'000};
+
+  // Not flags: fixed in production, shortened by tests.
+  // A TLS handshake, and each request (headers and body) from its first byte, must arrive within
+  // read_timeout; each write of a response must finish within write_timeout.
+  std::chrono::milliseconds read_timeout{10'000};
+  std::chrono::milliseconds write_timeout{10'000};
+  // A keep-alive connection without a request is closed after idle_timeout. Longer than the
+  // kube-apiserver's own 90 s idle timeout, so that the client, not us, closes idle connections and
+  // never sends a request into a connection we are closing.
+  std::chrono::milliseconds idle_timeout{120'000};
+  // How often the TLS files are checked for a change.
+  std::chrono::milliseconds reload_interval{1'000};
+  // Each open connection is served by one thread; past this many, new connections wait.
+  std::size_t max_connections = 4096;
+};
+
+}  // namespace jobset_webhook::server

@@ -1,0 +1,20 @@
+#pragma once
+
+// `jobset-webhook serve` as a process: serves until SIGTERM or SIGINT, then shuts down gracefully
+// (server.h) within options.shutdown_grace. A second signal during the shutdown ends the process
+// at once.
+
+#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/server/options.h"
+
+namespace jobset_webhook::server {
+
+inline constexpr int kExitStopped = 0;        // shut down cleanly after a signal
+inline constexpr int kExitFailed = 1;         // could not listen, or the grace period ran out
+inline constexpr int kExitUnusableInput = 2;  // the TLS files are unusable
+
+// Must be called before the process starts any thread: it blocks SIGTERM and SIGINT so that every
+// thread it starts leaves them to the waiting one. Returns the process exit code.
+int run(const ServerOptions& options, const Log& log);
+
+}  // namespace jobset_webhook::server

@@ -1,0 +1,70 @@
+#pragma once
+
+// `jobset-webhook serve` in one object: the HTTPS admission endpoints (routes.h) on an
+// HttpsServer, the TLS files watched by a CredentialReloader, and the plain-HTTP health
+// endpoints (health.h).
+//
+//   auto server = AdmissionServer::start(options, log);   // serving, /readyz ready
+//   ...
+//   server.value()->shutdown(options.shutdown_grace);     // graceful; true when drained
+//
+// Shutdown, in order: /readyz answers 503; every connection closes after its current request
+// (whose response says `Connection: close`) and idle ones close at once; the listener closes, so
+// new connections are refused; then it waits, up to the grace period, for the last connection to
+// finish. Requests already being received or answered are completed.
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "jobset_webhook/result.h"
+#include "jobset_webhook/server/credential_reloader.h"
+#include "jobset_webhook/server/health.h"
+#include "jobset_webhook/server/https_server.h"
+#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/server/options.h"
+
+namespace jobset_webhook::server {
+
+class AdmissionServer {
+ public:
+  // Loads the TLS files, binds both ports and starts serving. Failure code 400: the TLS files are
+  // unusable; 500: a port could not be bound. Sets SIGPIPE to be ignored: a client that goes away
+  // while being answered must fail a write, not end the process. log must outlive the server.
+  static Result<std::unique_ptr<AdmissionServer>> start(const ServerOptions& options,
+                                                        const Log& log);
+
+  // shutdown(shutdown_grace) unless done, then waits for every thread.
+  ~AdmissionServer();
+  AdmissionServer(const AdmissionServer&) = delete;
+  AdmissionServer& operator=(const AdmissionServer&) = delete;
+
+  int port() const { return port_; }
+  int health_port() const { return health_port_; }
+
+  // The graceful shutdown above. True when every connection finished within grace; the
+  // server's threads are then all gone. Later calls return the first call's result.
+  bool shutdown(std::chrono::milliseconds grace);
+
+ private:
+  AdmissionServer(const ServerOptions& options, const Log& log);
+
+  const ServerOptions options_;
+  const Log& log_;
+  std::unique_ptr<CredentialReloader> reloader_;
+  std::unique_ptr<HttpsServer> https_;
+  std::unique_ptr<HealthServer> health_;
+  int port_ = -1;
+  int health_port_ = -1;
+
+  std::thread listen_thread_;
+  std::mutex mutex_;
+  std::condition_variable listen_returned_cv_;
+  bool listen_returned_ = false;  // every connection of the HTTPS server has finished
+  bool shut_down_ = false;
+  bool drained_ = false;
+};
+
+}  // namespace jobset_webhook::server

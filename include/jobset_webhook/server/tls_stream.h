@@ -1,0 +1,64 @@
+#pragma once
+
+// One TLS connection as cpp-httplib's Stream, on a non-blocking socket so that every wait has a
+// deadline: the handshake and each request (from its first byte) must arrive within the read
+// timeout, and each write must finish within the write timeout. A client that stalls is cut off
+// instead of holding a thread.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include <httplib.h>
+#include <openssl/ssl.h>
+
+namespace jobset_webhook::server {
+
+class TlsStream final : public httplib::Stream {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Takes neither ssl nor sock: the caller frees and closes them after the stream is gone.
+  TlsStream(SSL* ssl, int sock, std::chrono::milliseconds read_timeout,
+            std::chrono::milliseconds write_timeout);
+
+  // Completes the server side of the handshake within the read timeout. On failure, error() says
+  // why; a client that sent plain HTTP has been told so in plain HTTP.
+  bool accept();
+  // error() after a handshake that failed for routine reasons (port probes, clients giving up).
+  static constexpr std::string_view kClosedByClient = "connection closed by the client";
+  static constexpr std::string_view kHandshakeTimedOut = "TLS handshake timed out";
+
+  enum class Wait { kRequest, kClosed, kIdleTimeout, kWoken };
+  // Waits until the next request's first bytes arrive (kRequest, and the read deadline starts),
+  // the client closes, idle_timeout passes, or wake_fd becomes readable while no request is
+  // pending.
+  Wait wait_for_request(std::chrono::milliseconds idle_timeout, int wake_fd);
+
+  // Sends close_notify without waiting for the client's.
+  void close_notify();
+
+  const std::string& error() const { return error_; }
+
+  bool is_readable() const override;
+  bool is_writable() const override;
+  ssize_t read(char* ptr, size_t size) override;
+  ssize_t write(const char* ptr, size_t size) override;
+  void get_remote_ip_and_port(std::string& ip, int& port) const override;
+  void get_local_ip_and_port(std::string& ip, int& port) const override;
+  int socket() const override { return sock_; }
+
+ private:
+  // Polls for what OpenSSL wants after ssl_error, until deadline. False when the deadline passes.
+  bool wait_for_io(int ssl_error, Clock::time_point deadline) const;
+  void reply_plain_http_refusal() const;
+
+  SSL* ssl_;
+  int sock_;
+  std::chrono::milliseconds read_timeout_;
+  std::chrono::milliseconds write_timeout_;
+  Clock::time_point read_deadline_;
+  std::string error_;
+};
+
+}  // namespace jobset_webhook::server

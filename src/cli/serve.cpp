@@ -1,0 +1,61 @@
+#include <chrono>
+
+#include "jobset_webhook/cli/commands.h"
+#include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/server/duration.h"
+#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/server/run.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+namespace srv = jobset_webhook::server;
+
+std::string in_dir(const std::string& dir, const std::string& file) {
+  return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
+}
+
+// The checked options; Failure names the flag.
+Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
+  srv::ServerOptions options;
+  options.bind_address = flags.bind;
+  options.port = flags.port;
+  options.health_port = flags.health_port;
+  options.tls.cert_file =
+      flags.tls_cert_file.empty() ? in_dir(flags.cert_dir, "tls.crt") : flags.tls_cert_file;
+  options.tls.private_key_file = flags.tls_private_key_file.empty()
+                                     ? in_dir(flags.cert_dir, "tls.key")
+                                     : flags.tls_private_key_file;
+  options.tls.client_ca_file = flags.client_ca_file;
+  options.min_tls_version =
+      flags.tls_min_version == "1.3" ? srv::TlsVersion::k1_3 : srv::TlsVersion::k1_2;
+  options.max_request_bytes = flags.max_request_bytes;
+  const auto grace = srv::parse_go_duration(flags.shutdown_grace);
+  if (!grace || grace->count() < 0) {
+    return Failure{400, "--shutdown-grace: not a duration such as 25s: " + flags.shutdown_grace};
+  }
+  if (*grace > std::chrono::hours(24)) {
+    return Failure{400, "--shutdown-grace: at most 24h, got " + flags.shutdown_grace};
+  }
+  options.shutdown_grace = std::chrono::duration_cast<std::chrono::milliseconds>(*grace);
+  if (!flags.config.empty()) {
+    auto policy = load_policy_file(flags.config);
+    if (!policy.ok()) return Failure{400, "--config: " + policy.failure().message};
+    options.policy = policy.value();
+  }
+  return options;
+}
+
+}  // namespace
+
+int serve(const ServeOptions& flags) {
+  const srv::Log log(srv::parse_log_level(flags.log_level).value_or(srv::LogLevel::kInfo));
+  const auto options = server_options(flags);
+  if (!options.ok()) {
+    log.error("cannot serve", {{"error", options.failure().message}});
+    return kExitUnusableInput;
+  }
+  return srv::run(options.value(), log);
+}
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,150 @@
+#include "jobset_webhook/server/https_server.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "jobset_webhook/server/connection_threads.h"
+#include "jobset_webhook/server/tls_context.h"
+#include "jobset_webhook/server/tls_stream.h"
+
+namespace jobset_webhook::server {
+namespace {
+
+// The connection this thread is serving. httplib calls every callback of a request (pre-routing,
+// handler, post-routing, logger) on the thread that called process_request, which is the
+// connection's thread: a request without a usable head never gets its Request::ssl set, but still
+// reaches its connection this way.
+thread_local ConnectionContext* current = nullptr;
+
+// httplib's default sets SO_REUSEPORT, with which a second server on the same port starts without
+// error and silently shares the traffic. SO_REUSEADDR alone still allows a quick restart.
+void reuse_address_only(socket_t sock) {
+  const int yes = 1;
+  ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+}
+
+void prepare_connection_socket(int sock) {
+  ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);
+  // httplib writes the headers and the body of a response separately; without this the body can
+  // wait for the client's delayed ACK of the headers.
+  const int yes = 1;
+  ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+}
+
+std::string remote_of(const TlsStream& stream) {
+  std::string ip;
+  int port = 0;
+  stream.get_remote_ip_and_port(ip, port);
+  return ip + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+ConnectionContext* current_connection() { return current; }
+
+HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader& reloader,
+                         const Log& log)
+    : httplib::SSLServer([&](SSL_CTX& ctx) {
+        return configure_tls_context(ctx, options.min_tls_version, reloader,
+                                     !options.tls.client_ca_file.empty());
+      }),
+      options_(options),
+      log_(log),
+      wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  new_task_queue = [max = options.max_connections] { return new ConnectionThreads(max); };
+  set_socket_options(reuse_address_only);
+  set_payload_max_length(options.max_request_bytes);
+  set_post_routing_handler([this](const httplib::Request&, httplib::Response& res) {
+    // HTTP/1.1 connections are persistent without it; httplib's version advertises its own limit
+    // of 5 requests, which we do not have.
+    res.headers.erase("Keep-Alive");
+    ConnectionContext* conn = current_connection();
+    if (conn == nullptr) return;
+    // httplib answers by itself only requests it could not parse; what follows on the connection
+    // cannot be trusted to start a request.
+    if (!conn->request.checked || draining_) conn->close_after_response = true;
+    if (conn->close_after_response && !res.has_header("Connection"))
+      res.set_header("Connection", "close");
+  });
+}
+
+HttpsServer::~HttpsServer() {
+  // httplib closes its listening socket only in stop(), which does nothing unless the accept loop
+  // ran: a server that was bound but never served would keep its port.
+  const socket_t listener = svr_sock_.exchange(INVALID_SOCKET);
+  if (listener != INVALID_SOCKET) ::close(listener);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+int HttpsServer::bind(const std::string& host, int port) {
+  const int bound = port == 0 ? bind_to_any_port(host) : (bind_to_port(host, port) ? port : -1);
+  // httplib listens with a backlog of 5: a burst of new connections (every apiserver reconnecting
+  // after a restart) would see dropped SYNs and retry a second later. Linux lets listen() raise it.
+  if (bound >= 0) ::listen(svr_sock_, SOMAXCONN);
+  return bound;
+}
+
+void HttpsServer::drain() {
+  draining_ = true;
+  const std::uint64_t one = 1;
+  if (wake_fd_ >= 0 && ::write(wake_fd_, &one, sizeof one) != sizeof one) {
+    // Cannot fail for an eventfd counter this far from overflow; idle connections would then close
+    // at their idle timeout instead.
+  }
+}
+
+bool HttpsServer::process_and_close_socket(socket_t sock) {
+  prepare_connection_socket(sock);
+  if (SSL* ssl = SSL_new(ssl_context())) {
+    if (SSL_set_fd(ssl, sock) == 1) serve_connection(ssl, sock);
+    SSL_free(ssl);
+  }
+  ::close(sock);
+  return true;
+}
+
+void HttpsServer::serve_connection(SSL* ssl, int sock) {
+  TlsStream stream(ssl, sock, options_.read_timeout, options_.write_timeout);
+  const std::string remote = remote_of(stream);  // while the client is still connected
+  if (!stream.accept()) {
+    // Port probes and clients that give up are routine; refusals say something about a client.
+    const bool routine = stream.error() == TlsStream::kClosedByClient ||
+                         stream.error() == TlsStream::kHandshakeTimedOut;
+    log_.write(routine ? LogLevel::kDebug : LogLevel::kInfo, "TLS handshake failed",
+               {{"remote", remote}, {"error", stream.error()}});
+    return;
+  }
+  ConnectionContext conn;
+  current = &conn;
+  bool clean = true;  // ends with our close_notify: not after an error or the client's close
+  for (;;) {
+    const auto wait = stream.wait_for_request(options_.idle_timeout, wake_fd_);
+    if (wait != TlsStream::Wait::kRequest) {
+      clean = wait != TlsStream::Wait::kClosed;
+      break;
+    }
+    conn.request = RequestContext{};
+    conn.request.started = std::chrono::steady_clock::now();
+    bool client_closed = false;
+    bool written = false;
+    try {
+      written = process_request(stream, false, client_closed,
+                                [ssl](httplib::Request& req) { req.ssl = ssl; });
+    } catch (...) {
+      // httplib turns a handler's exception into a 500; anything escaping it ends the connection.
+    }
+    if (!written) {
+      clean = false;
+      break;
+    }
+    if (client_closed || conn.close_after_response || !conn.request.checked) break;
+  }
+  current = nullptr;
+  if (clean) stream.close_notify();
+}
+
+}  // namespace jobset_webhook::server

@@ -1,0 +1,103 @@
+#include "jobset_webhook/server/server.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include <openssl/err.h>
+
+#include "jobset_webhook/server/routes.h"
+
+namespace jobset_webhook::server {
+namespace {
+
+Failure cannot_listen(const std::string& host, int port, int error) {
+  return Failure{500, "cannot listen on " + host + ":" + std::to_string(port) + ": " +
+                          (error != 0 ? std::strerror(error) : "address unavailable")};
+}
+
+}  // namespace
+
+AdmissionServer::AdmissionServer(const ServerOptions& options, const Log& log)
+    : options_(options), log_(log) {}
+
+Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOptions& options,
+                                                                const Log& log) {
+  std::signal(SIGPIPE, SIG_IGN);
+  std::unique_ptr<AdmissionServer> s(new AdmissionServer(options, log));
+  auto reloader = CredentialReloader::start(options.tls, options.reload_interval, log);
+  if (!reloader.ok()) return reloader.failure();
+  s->reloader_ = std::move(reloader.value());
+
+  s->https_ = std::make_unique<HttpsServer>(s->options_, *s->reloader_, log);
+  if (!s->https_->is_valid()) {
+    const char* reason = ERR_reason_error_string(ERR_get_error());
+    return Failure{
+        400, std::string("cannot set up TLS: ") + (reason != nullptr ? reason : "unknown error")};
+  }
+  install_routes(*s->https_, s->options_.policy, options.max_request_bytes, log);
+  errno = 0;
+  s->port_ = s->https_->bind(options.bind_address, options.port);
+  if (s->port_ < 0) return cannot_listen(options.bind_address, options.port, errno);
+  s->health_ = std::make_unique<HealthServer>();
+  errno = 0;
+  s->health_port_ = s->health_->start(options.bind_address, options.health_port);
+  if (s->health_port_ < 0) return cannot_listen(options.bind_address, options.health_port, errno);
+
+  s->listen_thread_ = std::thread([raw = s.get()] {
+    raw->https_->listen_after_bind();
+    std::lock_guard lock(raw->mutex_);
+    raw->listen_returned_ = true;
+    raw->listen_returned_cv_.notify_all();
+  });
+  // Ready only once the accept loop runs: shutdown() can stop only a running server.
+  for (;;) {
+    if (s->https_->is_running()) break;
+    std::lock_guard lock(s->mutex_);
+    if (s->listen_returned_) return Failure{500, "the HTTPS listener stopped as it started"};
+    std::this_thread::yield();
+  }
+  s->health_->set_ready(true);
+  log.info(
+      "serving",
+      {{"address", options.bind_address},
+       {"port", s->port_},
+       {"healthPort", s->health_port_},
+       {"minTLSVersion", options.min_tls_version == TlsVersion::k1_3 ? "1.3" : "1.2"},
+       {"clientCertificates", options.tls.client_ca_file.empty() ? "not requested" : "required"},
+       {"maxRequestBytes", options.max_request_bytes}});
+  return s;
+}
+
+AdmissionServer::~AdmissionServer() {
+  if (!listen_thread_.joinable()) return;  // never started, or shut down and drained
+  shutdown(options_.shutdown_grace);
+  // After a grace period that ran out: connections still finish, bounded by the read and write
+  // timeouts.
+  if (listen_thread_.joinable()) listen_thread_.join();
+}
+
+bool AdmissionServer::shutdown(std::chrono::milliseconds grace) {
+  std::unique_lock lock(mutex_);
+  if (shut_down_) return drained_;
+  shut_down_ = true;
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  log_.info("shutting down: not ready, closing idle connections, finishing requests in flight",
+            {{"graceMs", grace.count()}});
+  health_->set_ready(false);
+  https_->drain();
+  https_->stop();
+  drained_ = listen_returned_cv_.wait_until(lock, deadline, [this] { return listen_returned_; });
+  lock.unlock();
+  if (!drained_) {
+    log_.error("shutdown grace period ran out with connections still open",
+               {{"graceMs", grace.count()}});
+    return false;
+  }
+  listen_thread_.join();
+  health_->stop();
+  log_.info("stopped");
+  return true;
+}
+
+}  // namespace jobset_webhook::server

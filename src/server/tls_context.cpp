@@ -1,0 +1,59 @@
+#include "jobset_webhook/server/tls_context.h"
+
+namespace jobset_webhook::server {
+namespace {
+
+// TLS 1.2 suites with ECDHE key exchange and AEAD only, as Go's crypto/tls (the kube-apiserver's
+// side) prefers. TLS 1.3 suites are OpenSSL's defaults, all of which qualify.
+constexpr const char* kTls12Ciphers =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+
+// Runs during each handshake, before the server picks its certificate: installs the pair that is
+// current now, so a rotation takes effect at the next handshake.
+int install_current_credentials(SSL* ssl, void* arg) {
+  const auto& reloader = *static_cast<const CredentialReloader*>(arg);
+  const auto certificate = reloader.certificate();
+  if (!certificate) return 0;
+  // SSL_use_cert_and_key takes its own references: the handshake keeps the pair alive even if a
+  // reload replaces it meanwhile.
+  if (SSL_use_cert_and_key(ssl, certificate->leaf, certificate->private_key, certificate->chain,
+                           1) != 1)
+    return 0;
+  if (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER) {
+    const auto ca = reloader.client_ca();
+    if (!ca || SSL_set1_verify_cert_store(ssl, ca->store) != 1) return 0;
+    STACK_OF(X509_NAME)* names = SSL_dup_CA_list(ca->names);
+    if (names == nullptr) return 0;
+    SSL_set_client_CA_list(ssl, names);  // takes ownership
+  }
+  return 1;
+}
+
+}  // namespace
+
+bool configure_tls_context(SSL_CTX& ctx, TlsVersion min_version, const CredentialReloader& reloader,
+                           bool require_client_certificate) {
+  const int min = min_version == TlsVersion::k1_3 ? TLS1_3_VERSION : TLS1_2_VERSION;
+  if (SSL_CTX_set_min_proto_version(&ctx, min) != 1) return false;
+  if (SSL_CTX_set_cipher_list(&ctx, kTls12Ciphers) != 1) return false;
+  SSL_CTX_set_options(
+      &ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  // Idle keep-alive connections give their read and write buffers back.
+  SSL_CTX_set_mode(&ctx, SSL_MODE_RELEASE_BUFFERS);
+  // No session resumption: a resumed session skips the certificates, so a client verified against
+  // a client CA that has since been rotated away could go on resuming. The kube-apiserver keeps
+  // its connections open, so full handshakes are rare anyway.
+  SSL_CTX_set_session_cache_mode(&ctx, SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_options(&ctx, SSL_OP_NO_TICKET);
+  if (SSL_CTX_set_num_tickets(&ctx, 0) != 1) return false;
+  if (require_client_certificate) {
+    SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  }
+  SSL_CTX_set_cert_cb(&ctx, install_current_credentials,
+                      const_cast<CredentialReloader*>(&reloader));
+  return true;
+}
+
+}  // namespace jobset_webhook::server

@@ -1,0 +1,208 @@
+#include "jobset_webhook/server/tls_stream.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <climits>
+#include <string_view>
+
+#include <openssl/err.h>
+
+namespace jobset_webhook::server {
+namespace {
+
+using std::chrono::milliseconds;
+
+int millis_until(TlsStream::Clock::time_point deadline) {
+  const auto left = std::chrono::ceil<milliseconds>(deadline - TlsStream::Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, INT_MAX));
+}
+
+// poll() that resumes after signals until deadline; returns poll's result (0 on timeout).
+int poll_until(pollfd* fds, nfds_t count, TlsStream::Clock::time_point deadline) {
+  for (;;) {
+    const int r = ::poll(fds, count, millis_until(deadline));
+    if (r >= 0 || errno != EINTR) return r;
+  }
+}
+
+std::string last_openssl_reason(int ssl_error) {
+  unsigned long last = 0;
+  while (const unsigned long e = ERR_get_error()) last = e;
+  if (ERR_GET_LIB(last) == ERR_LIB_SSL &&
+      ERR_GET_REASON(last) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+    return std::string(TlsStream::kClosedByClient);
+  }
+  if (last != 0) {
+    const char* reason = ERR_reason_error_string(last);
+    return reason != nullptr ? reason : "TLS error";
+  }
+  if (ssl_error == SSL_ERROR_SYSCALL || ssl_error == SSL_ERROR_ZERO_RETURN)
+    return std::string(TlsStream::kClosedByClient);
+  return "TLS error";
+}
+
+void address_of(const sockaddr_storage& addr, std::string& ip, int& port) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (addr.ss_family == AF_INET) {
+    const auto& a = reinterpret_cast<const sockaddr_in&>(addr);
+    inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+    port = ntohs(a.sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto& a = reinterpret_cast<const sockaddr_in6&>(addr);
+    inet_ntop(AF_INET6, &a.sin6_addr, text, sizeof text);
+    port = ntohs(a.sin6_port);
+  }
+  ip = text;
+}
+
+}  // namespace
+
+TlsStream::TlsStream(SSL* ssl, int sock, milliseconds read_timeout, milliseconds write_timeout)
+    : ssl_(ssl), sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+
+bool TlsStream::wait_for_io(int ssl_error, Clock::time_point deadline) const {
+  pollfd fd{sock_, static_cast<short>(ssl_error == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN), 0};
+  return poll_until(&fd, 1, deadline) > 0;
+}
+
+bool TlsStream::accept() {
+  read_deadline_ = Clock::now() + read_timeout_;
+  for (;;) {
+    ERR_clear_error();
+    const int r = SSL_accept(ssl_);
+    if (r == 1) return true;
+    const int e = SSL_get_error(ssl_, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+      if (wait_for_io(e, read_deadline_)) continue;
+      error_ = kHandshakeTimedOut;
+      return false;
+    }
+    const unsigned long first = ERR_peek_error();
+    const bool plain_http =
+        ERR_GET_LIB(first) == ERR_LIB_SSL && ERR_GET_REASON(first) == SSL_R_HTTP_REQUEST;
+    error_ = last_openssl_reason(e);
+    if (plain_http) {
+      error_ = "the client sent plain HTTP";
+      reply_plain_http_refusal();
+    }
+    return false;
+  }
+}
+
+// As Go's net/http does, so that `curl http://...` explains itself instead of failing silently.
+void TlsStream::reply_plain_http_refusal() const {
+  static constexpr std::string_view kReply =
+      "HTTP/1.0 400 Bad Request\r\n"
+      "Content-Type: text/plain; charset=utf-8\r\n"
+      "Connection: close\r\n"
+      "\r\n"
+      "Client sent an HTTP request to an HTTPS server.\n";
+  if (::send(sock_, kReply.data(), kReply.size(), MSG_NOSIGNAL) < 0) return;
+  ::shutdown(sock_, SHUT_WR);
+  // Read what the client already sent: closing a socket with unread data resets the connection,
+  // which can destroy the reply before the client reads it.
+  char discard[4096];
+  while (::recv(sock_, discard, sizeof discard, MSG_DONTWAIT) > 0) {
+  }
+}
+
+TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_fd) {
+  const auto idle_deadline = Clock::now() + idle_timeout;
+  for (;;) {
+    // Peeking processes whatever TLS records have arrived, so the answer is about application
+    // data: bytes OpenSSL has already buffered count, a TLS message without data (a key update)
+    // does not, and the client's close_notify or EOF ends the wait.
+    char byte;
+    ERR_clear_error();
+    const int r = SSL_peek(ssl_, &byte, 1);
+    if (r > 0) {
+      read_deadline_ = Clock::now() + read_timeout_;
+      return Wait::kRequest;
+    }
+    const int e = SSL_get_error(ssl_, r);
+    if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
+      ERR_clear_error();
+      return Wait::kClosed;
+    }
+    pollfd fds[2] = {{sock_, static_cast<short>(e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN), 0},
+                     {wake_fd, POLLIN, 0}};
+    const int n = poll_until(fds, wake_fd >= 0 ? 2 : 1, idle_deadline);
+    if (n < 0) return Wait::kClosed;
+    if (n == 0) return Wait::kIdleTimeout;
+    if (fds[0].revents == 0) return Wait::kWoken;
+  }
+}
+
+void TlsStream::close_notify() {
+  ERR_clear_error();
+  SSL_shutdown(ssl_);
+  ERR_clear_error();
+}
+
+bool TlsStream::is_readable() const {
+  if (SSL_pending(ssl_) > 0) return true;
+  pollfd fd{sock_, POLLIN, 0};
+  return poll_until(&fd, 1, read_deadline_) > 0;
+}
+
+bool TlsStream::is_writable() const {
+  pollfd fd{sock_, POLLOUT, 0};
+  return poll_until(&fd, 1, Clock::now() + write_timeout_) > 0;
+}
+
+ssize_t TlsStream::read(char* ptr, size_t size) {
+  if (size == 0) return 0;
+  for (;;) {
+    ERR_clear_error();
+    const int r = SSL_read(ssl_, ptr, static_cast<int>(std::min<size_t>(size, INT_MAX)));
+    if (r > 0) return r;
+    const int e = SSL_get_error(ssl_, r);
+    if (e == SSL_ERROR_ZERO_RETURN) return 0;
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+      if (wait_for_io(e, read_deadline_)) continue;
+      error_ = "request not received within the read timeout";
+      return -1;
+    }
+    error_ = last_openssl_reason(e);
+    return -1;
+  }
+}
+
+ssize_t TlsStream::write(const char* ptr, size_t size) {
+  if (size == 0) return 0;
+  const auto deadline = Clock::now() + write_timeout_;
+  const int n = static_cast<int>(std::min<size_t>(size, INT_MAX));
+  for (;;) {
+    ERR_clear_error();
+    const int r = SSL_write(ssl_, ptr, n);
+    if (r > 0) return r;
+    const int e = SSL_get_error(ssl_, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+      if (wait_for_io(e, deadline)) continue;
+      error_ = "response not sent within the write timeout";
+      return -1;
+    }
+    error_ = last_openssl_reason(e);
+    return -1;
+  }
+}
+
+void TlsStream::get_remote_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    address_of(addr, ip, port);
+}
+
+void TlsStream::get_local_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    address_of(addr, ip, port);
+}
+
+}  // namespace jobset_webhook::server

@@ -1,0 +1,58 @@
+// `jobset-webhook serve` refuses unusable flags and files before it serves, with exit code 2 and
+// an error log line that names the problem. (Serving itself is tested in tests/server/.)
+
+#include <catch2/catch.hpp>
+
+#include "jobset_webhook/json.h"
+#include "support/process.h"
+
+using jobset_webhook::Json;
+using jobset_webhook::testing::run_cli;
+
+TEST_CASE("serve --help lists every flag with its default", "[cli][serve]") {
+  const auto r = run_cli("serve --help");
+  CHECK(r.exit_code == 0);
+  for (const char* flag :
+       {"--bind", "--port", "--cert-dir", "--tls-cert-file", "--tls-private-key-file",
+        "--client-ca-file", "--tls-min-version", "--config", "--max-request-bytes", "--health-port",
+        "--shutdown-grace", "--log-level"}) {
+    DYNAMIC_SECTION(flag) { CHECK(r.out.find(flag) != std::string::npos); }
+  }
+  CHECK(r.out.find("9443") != std::string::npos);
+  CHECK(r.out.find("7340032") != std::string::npos);
+  CHECK(r.out.find("/tmp/k8s-webhook-server/serving-certs") != std::string::npos);
+}
+
+TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][serve]") {
+  struct Case {
+    std::string name;
+    std::string args;
+    std::string error;  // the "error" of the JSON log line; empty: CLI11's usage error
+  };
+  const std::vector<Case> cases = {
+      {"TLS 1.1", "--tls-min-version 1.1", ""},
+      {"bad log level", "--log-level loud", ""},
+      {"zero body limit", "--max-request-bytes 0", ""},
+      {"bad grace", "--shutdown-grace soon", "--shutdown-grace: not a duration such as 25s: soon"},
+      {"endless grace", "--shutdown-grace 1000h", "--shutdown-grace: at most 24h, got 1000h"},
+      {"missing certificate", "--cert-dir /nonexistent",
+       "cannot read /nonexistent/tls.crt: No such file or directory"},
+      // The certificate comes from its flag, the key still from the directory.
+      {"certificate flag", "--cert-dir /nonexistent --tls-cert-file /dev/null",
+       "cannot read /nonexistent/tls.key: No such file or directory"},
+      {"not a certificate", "--tls-cert-file /dev/null --tls-private-key-file /dev/null",
+       "/dev/null: no PEM certificate found"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto r = run_cli("serve --bind 127.0.0.1 --port 0 --health-port 0 " + c.args);
+      CHECK(r.exit_code == 2);
+      if (!c.error.empty()) {
+        const auto line = Json::parse(r.err);
+        CHECK(line["level"] == "error");
+        CHECK(line["msg"] == "cannot serve");
+        CHECK(line["error"] == c.error);
+      }
+    }
+  }
+}

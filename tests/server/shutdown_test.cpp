@@ -1,0 +1,267 @@
+// Graceful shutdown: /readyz turns unready, no new connections, idle ones closed, every request
+// the server began is answered. In process through AdmissionServer::shutdown, and once with the
+// real binary and a real signal.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <future>
+#include <sstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "support/test_server.h"
+#include "support/tls_client.h"
+
+extern char** environ;
+
+namespace t = jobset_webhook::testing;
+using jobset_webhook::Json;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+
+std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json"); }
+
+// Clients sending requests as fast as they are answered: some on kept-alive connections (opening
+// a new one when the server closes theirs), some on a new connection each time.
+class Load {
+ public:
+  Load(int port, std::string ca_file) {
+    for (int i = 0; i < 4; ++i) {
+      threads_.emplace_back([this, port, ca_file, keep_alive = i % 2 == 0] {
+        std::unique_ptr<t::TlsConnection> conn;
+        while (!stop_) {
+          if (!conn) conn = t::TlsConnection::open(port, t::TlsClientOptions().trust(ca_file));
+          if (!conn) continue;  // refused: the listener is closed
+          const auto res = conn->request(t::http_request("POST", kValidate, sample()));
+          if (res && res->status == 200) ++answered_;
+          if (!res || !keep_alive || res->header("connection") == "close") conn.reset();
+        }
+      });
+    }
+  }
+  ~Load() { stop(); }
+  void stop() {
+    stop_ = true;
+    for (auto& th : threads_) {
+      if (th.joinable()) th.join();
+    }
+  }
+  void wait_for_answers(int n) {
+    for (int i = 0; i < 3000 && answered_ < n; ++i) std::this_thread::sleep_for(10ms);
+  }
+  int answered() const { return answered_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> answered_{0};
+  std::vector<std::thread> threads_;
+};
+
+int status_of(int health_port, const std::string& path) {
+  httplib::Client health("127.0.0.1", health_port);
+  const auto res = health.Get(path.c_str());
+  return res ? res->status : -1;
+}
+
+bool refuses_connections(int port) {
+  for (int i = 0; i < 500; ++i) {
+    const int fd = t::connect_tcp(port);
+    if (fd < 0) return true;
+    ::close(fd);
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Shutdown during load answers every request the server began", "[server][shutdown]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  Load load(server.port(), pki.ca_crt());
+  load.wait_for_answers(50);
+  CHECK(server.server().shutdown(20s));
+  load.stop();
+  // Each request the server began has exactly one access-log line, written after its response;
+  // each response a client received counts once. Equal counts: none was begun and then dropped.
+  const auto lines = server.log().with_msg("request");
+  CHECK(static_cast<int>(lines.size()) == load.answered());
+  for (const auto& line : lines) CHECK(line["code"] == 200);
+  CHECK(refuses_connections(server.port()));
+  CHECK(server.log().with_msg("stopped").size() == 1);
+}
+
+TEST_CASE("A request still arriving when shutdown begins is answered, then its connection closes",
+          "[server][shutdown]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  std::string error;
+  const auto conn =
+      t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()), &error);
+  REQUIRE(conn);
+  const auto request = t::http_request("POST", kValidate, sample());
+  const auto half = request.size() / 2;
+  REQUIRE(conn->send(request.substr(0, half)));
+  const int health_port = server.health_port();
+  REQUIRE(status_of(health_port, "/readyz") == 200);
+
+  auto drained = std::async(std::launch::async, [&] { return server.server().shutdown(20s); });
+  CHECK(refuses_connections(server.port()));  // the listener is closed while the request is open
+
+  REQUIRE(conn->send(request.substr(half)));
+  const auto res = conn->read_response();
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(res->header("connection") == "close");
+  CHECK(conn->closed_by_server());
+  CHECK(drained.get());
+}
+
+TEST_CASE("/readyz answers 503 once shutdown begins", "[server][shutdown][health]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  // A request whose body is never completed keeps the shutdown waiting (until the read timeout)
+  // while /readyz is asked.
+  const auto conn =
+      t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()));
+  REQUIRE(conn);
+  REQUIRE(conn->send(
+      "POST " + kValidate +
+      " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"));
+  const int health_port = server.health_port();
+  auto drained = std::async(std::launch::async, [&] { return server.server().shutdown(20s); });
+  int status = 0;
+  for (int i = 0; i < 500 && (status = status_of(health_port, "/readyz")) == 200; ++i)
+    std::this_thread::sleep_for(10ms);
+  CHECK(status == 503);
+  CHECK(status_of(health_port, "/healthz") == 200);
+  REQUIRE(conn->send("\"kind\":1}"));
+  const auto res = conn->read_response();
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(drained.get());
+}
+
+TEST_CASE("Idle keep-alive connections are closed at once when shutdown begins",
+          "[server][shutdown]") {
+  const auto pki = t::make_pki();
+  auto options = t::test_options(pki);
+  options.idle_timeout = 10min;  // far beyond the grace period: shutdown must not wait for it
+  t::TestServer server(options);
+  std::vector<std::unique_ptr<t::TlsConnection>> idle;
+  for (int i = 0; i < 10; ++i) {
+    idle.push_back(
+        t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
+    REQUIRE(idle.back());
+    REQUIRE(idle.back()->request(t::http_request("POST", kValidate, sample())));
+  }
+  CHECK(server.server().shutdown(20s));
+  for (auto& conn : idle) CHECK(conn->closed_by_server());
+}
+
+namespace {
+
+struct Spawned {
+  pid_t pid = -1;
+  std::string log_file;
+};
+
+Spawned spawn_serve(const t::Pki& pki) {
+  Spawned s;
+  s.log_file = (t::fresh_temp_dir("serve-log") / "stderr").string();
+  std::vector<std::string> args = {
+      JOBSET_WEBHOOK_BINARY, "serve", "--bind",     "127.0.0.1",     "--port", "0",
+      "--health-port",       "0",     "--cert-dir", pki.dir.string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, s.log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  // The test process may block signals in its threads; the server must start with a clean mask.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  REQUIRE(posix_spawn(&s.pid, argv[0], &actions, &attr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return s;
+}
+
+std::vector<Json> log_lines(const std::string& file) {
+  std::vector<Json> out;
+  std::istringstream in(t::slurp(file));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(Json::parse(line));
+  }
+  return out;
+}
+
+// Waits (bounded) for the exit status; -1 when the process did not exit.
+int wait_exit(pid_t pid) {
+  for (int i = 0; i < 3000; ++i) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(10ms);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began, and exits 0",
+          "[server][shutdown][cli]") {
+  const auto pki = t::make_pki();
+  for (const int signal : {SIGTERM, SIGINT}) {
+    DYNAMIC_SECTION(strsignal(signal)) {
+      const auto serve = spawn_serve(pki);
+      Json serving;
+      for (int i = 0; i < 3000 && serving.is_null(); ++i) {
+        for (const auto& line : log_lines(serve.log_file)) {
+          if (line["msg"] == "serving") serving = line;
+        }
+        if (serving.is_null()) std::this_thread::sleep_for(10ms);
+      }
+      REQUIRE_FALSE(serving.is_null());
+      const int port = serving["port"];
+      CHECK(status_of(serving["healthPort"], "/readyz") == 200);
+      {
+        Load load(port, pki.ca_crt());
+        load.wait_for_answers(30);
+        ::kill(serve.pid, signal);
+        CHECK(wait_exit(serve.pid) == 0);
+        load.stop();
+        int requests = 0;
+        for (const auto& line : log_lines(serve.log_file))
+          requests += line["msg"] == "request" ? 1 : 0;
+        CHECK(requests == load.answered());
+      }
+      const auto lines = log_lines(serve.log_file);
+      std::vector<std::string> messages;
+      for (const auto& line : lines) {
+        if (line["msg"] != "request") messages.push_back(line["msg"]);
+      }
+      CHECK(messages ==
+            std::vector<std::string>{
+                "loaded TLS certificate", "serving", "received signal",
+                "shutting down: not ready, closing idle connections, finishing requests in flight",
+                "stopped"});
+    }
+  }
+}
