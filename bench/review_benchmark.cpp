@@ -88,6 +88,9 @@ void handle_review(benchmark::State& state, const Body* body) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+  // simdjson picks its kernel for the CPU at run time (icelake with AVX-512, haswell with AVX2,
+  // ...); under valgrind it sees a CPU without AVX-512. Say which one was measured.
+  benchmark::AddCustomContext("simdjson_implementation", simdjson::get_active_implementation()->name());
   const std::string dir = argc > 1 ? argv[1] : JOBSET_BENCH_BODIES_DIR;
   std::vector<Body> bodies;
   for (const char* size : {"small", "medium", "large"}) {
