@@ -4,14 +4,21 @@ namespace jobset_webhook::field {
 
 Path::Path(std::string_view root) { push_child(root); }
 
+Path Path::with_room(std::size_t more) const {
+  Path p;
+  p.segments_.reserve(segments_.size() + more);
+  p.segments_.insert(p.segments_.end(), segments_.begin(), segments_.end());
+  return p;
+}
+
 Path Path::index(std::size_t i) const {
-  Path p = *this;
+  Path p = with_room(1);
   p.push_index(i);
   return p;
 }
 
 Path Path::key(std::string_view k) const {
-  Path p = *this;
+  Path p = with_room(1);
   p.push_key(k);
   return p;
 }

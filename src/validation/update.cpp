@@ -138,7 +138,9 @@ void append_changes(const std::vector<Change>& changes, std::string_view detail,
 
 void diff_into(const FieldKind* kind, MaybeJson old_v, MaybeJson new_v, field::Path path,
                const DiffOptions& options, std::string_view detail, field::ErrorList& errs) {
-  if (semantically_equal(kind, old_v, new_v, options)) return;  // the common case builds no paths
+  // No equality pass first: diff() records nothing for equal values and passes over identical
+  // subtrees without building paths (semantic.cpp), so a first pass only doubled the work on
+  // a value that differs.
   std::vector<Change> changes;
   diff(kind, old_v, new_v, path, options, changes);
   append_changes(changes, detail, errs);
@@ -236,7 +238,9 @@ void check_replicated_job(MaybeJson old_rj, MaybeJson new_rj, std::size_t index,
   const FieldKind& rj_kind = replicated_job_kind();
   const ExceptionNodes& nodes = exception_nodes();
   // dependsOn has a message of its own (below); replicas is checked by check_replicas.
-  std::vector<const FieldKind*> ignored{nodes.depends_on};
+  std::vector<const FieldKind*> ignored;
+  ignored.reserve(2 + nodes.suspended.size() + nodes.elastic.size());
+  ignored.push_back(nodes.depends_on);
   if (ctx.policy.elastic.replicas) {
     ignored.push_back(nodes.replicas);
     check_replicas(old_rj, new_rj, rj_path, ctx);
@@ -250,10 +254,12 @@ void check_replicated_job(MaybeJson old_rj, MaybeJson new_rj, std::size_t index,
   diff_into(&rj_kind, old_rj, new_rj, rj_path, DiffOptions{ignored}, kFieldImmutable, ctx.errs);
 
   // The CRD's CEL rule catches a dependsOn change first when both sides set it; a dependsOn that
-  // appears or disappears only upstream's webhook rejects.
+  // appears or disappears only upstream's webhook rejects. Absent on both sides, nothing differs.
   const auto old_deps = member(old_rj, "dependsOn"), new_deps = member(new_rj, "dependsOn");
-  diff_into(rj_kind.field("dependsOn"), old_deps, new_deps, rj_path.child("dependsOn"), {},
-            old_deps && new_deps ? kValueImmutable : kFieldImmutable, ctx.errs);
+  if (old_deps || new_deps) {
+    diff_into(rj_kind.field("dependsOn"), old_deps, new_deps, rj_path.child("dependsOn"), {},
+              old_deps && new_deps ? kValueImmutable : kFieldImmutable, ctx.errs);
+  }
 }
 
 std::vector<std::string_view> names_of(const std::vector<JsonView>& entries) {
@@ -320,7 +326,10 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
 
   for (const auto name : kCelImmutableSpecFields) {
     const auto old_v = member(old_spec, name), new_v = member(new_spec, name);
-    if (old_v && new_v) diff_into(nullptr, old_v, new_v, field::Path("spec").child(name), {}, kValueImmutable, findings.errors);
+    // json_equal first: the path is built only for a field that changed.
+    if (old_v && new_v && !json_equal(old_v, new_v)) {
+      diff_into(nullptr, old_v, new_v, field::Path("spec").child(name), {}, kValueImmutable, findings.errors);
+    }
   }
 
   if (findings.errors.empty()) {

@@ -126,3 +126,54 @@ TEST_CASE("Ignored subtrees are left out of the comparison", "[validation][seman
   CHECK_FALSE(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root()));
   CHECK(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root(), v::DiffOptions{ignored}));
 }
+
+TEST_CASE("Unchanged subtrees are equal whatever the order of their keys", "[validation][semantic]") {
+  struct OrderCase {
+    const char* name;
+    const char* old_js;
+    const char* new_js;
+    bool equal;
+  };
+  const std::vector<OrderCase> cases = {
+      {"sorted keys, same values",
+       R"({"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{"containers":[{"image":"a","name":"m"}]}}}}})",
+       R"({"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{"containers":[{"image":"a","name":"m"}]}}}}})",
+       true},
+      {"keys in another order on one side",
+       R"({"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{"containers":[{"image":"a","name":"m"}]}}}}})",
+       R"({"template":{"spec":{"template":{"spec":{"containers":[{"name":"m","image":"a"}]}},"parallelism":2,"completions":2}}})",
+       true},
+      {"keys in another order, one value changed",
+       R"({"template":{"spec":{"completions":2,"parallelism":2}}})",
+       R"({"template":{"spec":{"parallelism":3,"completions":2}}})", false},
+      {"a duplicate key is compared with the other side's first entry of that name",
+       R"({"template":{"metadata":{"labels":{"a":"1","a":"2"}}}})",
+       R"({"template":{"metadata":{"labels":{"a":"1","a":"2"}}}})", false},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const Parsed a(c.old_js), b(c.new_js);
+      CHECK(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root()) == c.equal);
+    }
+  }
+}
+
+TEST_CASE("diff finds every change after an identical prefix, deep and in later siblings", "[validation][semantic]") {
+  const Parsed a(R"({"name":"w","replicas":1,"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{
+      "containers":[{"args":["x"],"command":["run"],"image":"a:1","name":"m"},{"image":"s:1","name":"side"}],
+      "nodeSelector":{"pool":"a"}}}}}})");
+  const Parsed b(R"({"name":"w","replicas":1,"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{
+      "containers":[{"args":["x"],"command":["run"],"image":"a:2","name":"m"},{"image":"s:2","name":"side"}],
+      "nodeSelector":{"pool":"b"}}}}}})");
+  jobset_webhook::field::Path path("rj");
+  std::vector<v::Change> changes;
+  v::diff(&v::replicated_job_kind(), a.root(), b.root(), path, {}, changes);
+  std::vector<std::string> paths;
+  for (const auto& c : changes) paths.push_back(c.path);
+  CHECK(paths == std::vector<std::string>{
+                     "rj.template.spec.template.spec.containers[0].image",
+                     "rj.template.spec.template.spec.containers[1].image",
+                     "rj.template.spec.template.spec.nodeSelector[pool]",
+                 });
+  CHECK(path.to_string() == "rj");
+}

@@ -21,7 +21,7 @@ class Path {
   // Copies with one more segment. child() takes several names for a run of struct fields.
   template <typename... Names>
   [[nodiscard]] Path child(std::string_view name, Names... more) const {
-    Path p = *this;
+    Path p = with_room(1 + sizeof...(more));
     p.push_child(name);
     (p.push_child(more), ...);
     return p;
@@ -35,11 +35,17 @@ class Path {
   void push_index(std::size_t i);
   void push_key(std::string_view k);
   void pop();
+  // Room for this many segments in all, so that a walk descending that deep does not reallocate.
+  void reserve(std::size_t segments) { segments_.reserve(segments); }
 
   bool empty() const { return segments_.empty(); }
   std::string to_string() const;
 
  private:
+  // A copy with room for `more` segments: copying a vector allocates only what it holds, so the
+  // next push would allocate again.
+  Path with_room(std::size_t more) const;
+
   enum class SegmentKind { kChild, kIndex, kKey };
   struct Segment {
     SegmentKind kind;
