@@ -36,28 +36,46 @@ struct Envelope {
   std::string uid;
 };
 
+// An empty object with room for n members: ordered_json keeps members in a vector, which would
+// otherwise grow (and move them) one step at a time.
+Json object_for(std::size_t n) {
+  Json object = Json::object();
+  object.get_ref<Json::object_t&>().reserve(n);
+  return object;
+}
+
 Json review_response(const Envelope& env, Json response) {
-  Json review = Json::object();
+  Json review = object_for(3);
   review["kind"] = "AdmissionReview";
   review["apiVersion"] = env.api_version;
   review["response"] = std::move(response);
   return review;
 }
 
+// Responses are built member by member rather than from initializer lists: nlohmann builds each
+// {"key", value} pair of a list as an array first and copies it, which cost as much as the rest
+// of a small review's answer.
+Json status_of(int code, std::optional<std::string_view> message = std::nullopt) {
+  Json status = object_for(3);
+  status["metadata"] = Json::object();
+  if (message) status["message"] = *message;
+  status["code"] = code;
+  return status;
+}
+
 std::string bad_request(const Envelope& env, std::string_view message) {
-  Json response = Json::object();
+  Json response = object_for(3);
   response["uid"] = env.uid;
   response["allowed"] = false;
-  response["status"] = {{"metadata", Json::object()}, {"message", message}, {"code", 400}};
+  response["status"] = status_of(400, message);
   return go_json_dump(review_response(env, std::move(response)));
 }
 
 std::string decision_response(const Envelope& env, std::string_view name, const Decision& decision, Hook hook) {
-  Json response = Json::object();
+  Json response = object_for(6);
   response["uid"] = env.uid;
   response["allowed"] = decision.allowed;
-  response["status"] = decision.allowed ? Json{{"metadata", Json::object()}, {"code", 200}}
-                                        : rejection_status(name, decision.errors);
+  response["status"] = decision.allowed ? status_of(200) : rejection_status(name, decision.errors);
   if (hook == Hook::kMutating && decision.allowed && !decision.patch.empty()) {
     response["patch"] = base64_encode(go_json_dump(decision.patch));
     response["patchType"] = "JSONPatch";
@@ -157,16 +175,25 @@ std::string rejection_message(std::string_view name, const field::ErrorList& err
 Json rejection_status(std::string_view name, const field::ErrorList& errors) {
   Json causes = Json::array();
   for (std::size_t i = 0; i < errors.size() && i < kMaxCauses; ++i) {
-    causes.push_back({{"reason", field::cause_reason(errors[i].type)},
-                      {"message", errors[i].body()},
-                      {"field", errors[i].field}});
+    Json cause = object_for(3);
+    cause["reason"] = field::cause_reason(errors[i].type);
+    cause["message"] = errors[i].body();
+    cause["field"] = errors[i].field;
+    causes.push_back(std::move(cause));
   }
-  return {{"metadata", Json::object()},
-          {"status", "Failure"},
-          {"message", rejection_message(name, errors)},
-          {"reason", "Invalid"},
-          {"details", {{"name", name}, {"group", kGroup}, {"kind", kKind}, {"causes", std::move(causes)}}},
-          {"code", 422}};
+  Json details = object_for(4);
+  details["name"] = name;
+  details["group"] = kGroup;
+  details["kind"] = kKind;
+  details["causes"] = std::move(causes);
+  Json status = object_for(6);
+  status["metadata"] = Json::object();
+  status["status"] = "Failure";
+  status["message"] = rejection_message(name, errors);
+  status["reason"] = "Invalid";
+  status["details"] = std::move(details);
+  status["code"] = 422;
+  return status;
 }
 
 Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook) {
