@@ -4,8 +4,8 @@
 // issue 1040, fixed after 0.8). Building from events also lets aliases be expanded under a
 // budget and keys be checked as they come.
 
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -99,14 +99,16 @@ Json plain_scalar(const std::string& s) {
 }
 
 std::string position(std::string_view source, const YAML::Mark& mark) {
-  return std::string(source) + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  return std::string(source) + ":" + std::to_string(mark.line + 1) + ":" +
+         std::to_string(mark.column + 1);
 }
 
 // Builds Json documents from parser events. The first problem is kept and every later event
 // ignored; the caller stops at the end of the document.
 class JsonBuilder : public YAML::EventHandler {
  public:
-  JsonBuilder(std::string_view source, std::size_t max_values) : source_(source), max_values_(max_values) {}
+  JsonBuilder(std::string_view source, std::size_t max_values)
+      : source_(source), max_values_(max_values) {}
 
   const std::optional<Failure>& failure() const { return failure_; }
   std::vector<Json>& documents() { return documents_; }
@@ -137,21 +139,25 @@ class JsonBuilder : public YAML::EventHandler {
     complete(it->second.value, 0, it->second.values);
   }
 
-  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
     if (failure_ || !count(mark, 1)) return;
     // YAML is Unicode; yaml-cpp passes invalid bytes through, Kubernetes' reader refuses them.
     if (!simdjson::validate_utf8(value.data(), value.size())) return fail(mark, "not valid UTF-8");
     if (awaiting_key()) return take_key(mark, tag, value);
     // "!" is yaml-cpp's tag for a quoted scalar, which is always a string.
-    complete(tag == "!" || tag == "tag:yaml.org,2002:str" ? Json(value) : plain_scalar(value), anchor, 1);
+    complete(tag == "!" || tag == "tag:yaml.org,2002:str" ? Json(value) : plain_scalar(value),
+             anchor, 1);
   }
 
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
     open(mark, Json::array(), anchor);
   }
   void OnSequenceEnd() override { close(); }
 
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
     open(mark, Json::object(), anchor);
   }
   void OnMapEnd() override { close(); }
@@ -183,7 +189,9 @@ class JsonBuilder : public YAML::EventHandler {
     return false;
   }
 
-  bool awaiting_key() const { return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key; }
+  bool awaiting_key() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key;
+  }
 
   bool not_a_key(const YAML::Mark& mark) {
     if (!awaiting_key()) return true;
@@ -194,7 +202,8 @@ class JsonBuilder : public YAML::EventHandler {
   void take_key(const YAML::Mark& mark, const std::string& tag, const std::string& key) {
     // yaml-cpp has no YAML 1.1 merge keys, which Kubernetes' reader expands: reading one as a
     // field named "<<" would silently change the manifest.
-    if (key == "<<" && tag != "!") return fail(mark, "merge keys (<<) are not supported; write the fields out");
+    if (key == "<<" && tag != "!")
+      return fail(mark, "merge keys (<<) are not supported; write the fields out");
     Frame& map = stack_.back();
     if (!map.keys.insert(key).second) return fail(mark, "duplicate key " + field::go_quote(key));
     map.key = key;
