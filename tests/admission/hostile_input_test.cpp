@@ -17,9 +17,12 @@ using jobset_webhook::Policy;
 namespace {
 
 Json replicated_job(const std::string& name, const std::string& image = "bash:5.1") {
-  return {{"name", name},
-          {"replicas", 1},
-          {"template", {{"spec", {{"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", image}}}}}}}}}}}}};
+  return {
+      {"name", name},
+      {"replicas", 1},
+      {"template",
+       {{"spec",
+         {{"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", image}}}}}}}}}}}}};
 }
 
 Json jobset(Json replicated_jobs) {
@@ -30,14 +33,15 @@ Json jobset(Json replicated_jobs) {
 }
 
 std::string update(const Json& object, const Json& old_object, const std::string& uid = "u-1") {
-  return Json{{"apiVersion", "admission.k8s.io/v1"},
-              {"kind", "AdmissionReview"},
-              {"request",
-               {{"uid", uid},
-                {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-                {"operation", "UPDATE"},
-                {"object", object},
-                {"oldObject", old_object}}}}
+  return Json{
+      {"apiVersion", "admission.k8s.io/v1"},
+      {"kind", "AdmissionReview"},
+      {"request",
+       {{"uid", uid},
+        {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
+        {"operation", "UPDATE"},
+        {"object", object},
+        {"oldObject", old_object}}}}
       .dump();
 }
 
@@ -63,7 +67,8 @@ std::string failure_of(const std::string& body) {
 
 }  // namespace
 
-TEST_CASE("An empty body, or one of only whitespace, is refused as not JSON", "[admission][hostile]") {
+TEST_CASE("An empty body, or one of only whitespace, is refused as not JSON",
+          "[admission][hostile]") {
   for (const std::string body : {"", " ", "\n\t \r\n"}) {
     DYNAMIC_SECTION("body of " << body.size() << " bytes") {
       CHECK(failure_of(body) == "request body is not valid JSON: Empty: no JSON found");
@@ -73,9 +78,13 @@ TEST_CASE("An empty body, or one of only whitespace, is refused as not JSON", "[
 
 TEST_CASE("JSON nested 100,000 levels deep is refused without recursing", "[admission][hostile]") {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  const std::string want = "request body is not valid JSON: The JSON document was too deep (too many nested objects and arrays)";
+  const std::string want =
+      "request body is not valid JSON: The JSON document was too deep (too many nested objects and "
+      "arrays)";
   CHECK(failure_of(deep) == want);
-  CHECK(failure_of(replace_once(update(jobset({replicated_job("w")}), jobset({replicated_job("w")})), "\"main\"", deep)) == want);
+  CHECK(
+      failure_of(replace_once(update(jobset({replicated_job("w")}), jobset({replicated_job("w")})),
+                              "\"main\"", deep)) == want);
   const std::string deep_objects = [] {
     std::string s;
     for (int i = 0; i < 100000; ++i) s += "{\"a\":";
@@ -84,7 +93,8 @@ TEST_CASE("JSON nested 100,000 levels deep is refused without recursing", "[admi
   CHECK(failure_of(deep_objects) == want);
 }
 
-TEST_CASE("A value nested 1,000 levels deep is compared, reported and freed", "[admission][hostile]") {
+TEST_CASE("A value nested 1,000 levels deep is compared, reported and freed",
+          "[admission][hostile]") {
   const auto nested = [](int leaf) {
     Json v = leaf;
     for (int i = 0; i < 1000; ++i) v = Json{{"a", std::move(v)}};
@@ -101,7 +111,8 @@ TEST_CASE("A value nested 1,000 levels deep is compared, reported and freed", "[
   std::string path = "spec.replicatedJobs[0].template.spec.x";
   for (int i = 0; i < 1000; ++i) path += ".a";
   CHECK(changed["status"]["details"]["causes"][0]["field"] == path);
-  CHECK(changed["status"]["details"]["causes"][0]["message"] == "Invalid value: 2: field is immutable");
+  CHECK(changed["status"]["details"]["causes"][0]["message"] ==
+        "Invalid value: 2: field is immutable");
 }
 
 TEST_CASE("Invalid UTF-8 in any string is refused as not JSON", "[admission][hostile]") {
@@ -109,13 +120,15 @@ TEST_CASE("Invalid UTF-8 in any string is refused as not JSON", "[admission][hos
   const std::vector<std::pair<std::string, std::string>> places = {
       {"uid", "\"u-1\""}, {"name", "\"js\""}, {"image", "\"bash:5.1\""}};
   const std::vector<std::pair<std::string, std::string>> bytes = {
-      {"a lone continuation byte", "\x80"}, {"0xff", "\xFF"}, {"a truncated sequence", "\xC3"},
-      {"an overlong slash", "\xC0\xAF"}, {"an encoded surrogate", "\xED\xA0\x80"}, {"beyond U+10FFFF", "\xF4\x90\x80\x80"}};
+      {"a lone continuation byte", "\x80"},     {"0xff", "\xFF"},
+      {"a truncated sequence", "\xC3"},         {"an overlong slash", "\xC0\xAF"},
+      {"an encoded surrogate", "\xED\xA0\x80"}, {"beyond U+10FFFF", "\xF4\x90\x80\x80"}};
   for (const auto& [where, original] : places) {
     for (const auto& [what, bad] : bytes) {
       DYNAMIC_SECTION(what << " in " << where) {
         const std::string hostile = replace_once(body, original, "\"x" + bad + "y\"");
-        CHECK(failure_of(hostile) == "request body is not valid JSON: The input is not valid UTF-8");
+        CHECK(failure_of(hostile) ==
+              "request body is not valid JSON: The input is not valid UTF-8");
       }
     }
   }
@@ -127,20 +140,26 @@ TEST_CASE("Invalid UTF-8 in any string is refused as not JSON", "[admission][hos
   }
 }
 
-TEST_CASE("Unusual but valid UTF-8 is echoed exactly and escaped as Go escapes it", "[admission][hostile]") {
-  const std::string uid = "u\xE2\x80\xA8<&>\xF0\x9F\x98\x80\x01";  // U+2028, HTML characters, an emoji, a control
+TEST_CASE("Unusual but valid UTF-8 is echoed exactly and escaped as Go escapes it",
+          "[admission][hostile]") {
+  const std::string uid =
+      "u\xE2\x80\xA8<&>\xF0\x9F\x98\x80\x01";  // U+2028, HTML characters, an emoji, a control
   Json old_js = jobset({replicated_job("w")});
   old_js["metadata"]["name"] = "js\xE2\x80\xA9";
   Json new_js = old_js;
-  new_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"] = "b\xE2\x80\xA8";
-  const auto raw = admission::handle_review(update(new_js, old_js, uid), Policy{}, Hook::kValidating);
+  new_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+        ["image"] = "b\xE2\x80\xA8";
+  const auto raw =
+      admission::handle_review(update(new_js, old_js, uid), Policy{}, Hook::kValidating);
   REQUIRE(raw.ok());
-  CHECK(raw.value().find("\"uid\":\"u\\u2028\\u003c\\u0026\\u003e\xF0\x9F\x98\x80\\u0001\"") != std::string::npos);
+  CHECK(raw.value().find("\"uid\":\"u\\u2028\\u003c\\u0026\\u003e\xF0\x9F\x98\x80\\u0001\"") !=
+        std::string::npos);
   const Json r = Json::parse(raw.value())["response"];
   CHECK(r["uid"] == uid);
   CHECK(r["allowed"] == false);
   CHECK(r["status"]["message"] ==
-        "JobSet.jobset.x-k8s.io \"js\\u2029\" is invalid: spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: "
+        "JobSet.jobset.x-k8s.io \"js\\u2029\" is invalid: "
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: "
         "Invalid value: \"b\\u2028\": field is immutable");
 }
 
@@ -150,14 +169,21 @@ TEST_CASE("A request with a JSON key given twice is refused with 400", "[admissi
   for (int i = 0; i < 40; ++i) wide_labels["label-" + std::to_string(i)] = "v";
   Json labelled = jobset({replicated_job("w")});
   labelled["metadata"]["labels"] = wide_labels;
-  struct Case { std::string name, body, key; };
+  struct Case {
+    std::string name, body, key;
+  };
   const std::vector<Case> cases = {
       // Go would read replicas 5 and the new image; simdjson's first-wins lookup would not.
-      {"replicas in the new object", replace_once(body, "\"replicas\":1", "\"replicas\":1,\"replicas\":5"), "replicas"},
-      {"image in the old object", replace_once(body, "\"image\":\"bash:5.1\"}]}}}}}]}}}}",
-                                               "\"image\":\"bash:5.1\",\"image\":\"x\"}]}}}}}]}}}}"), "image"},
+      {"replicas in the new object",
+       replace_once(body, "\"replicas\":1", "\"replicas\":1,\"replicas\":5"), "replicas"},
+      {"image in the old object",
+       replace_once(body, "\"image\":\"bash:5.1\"}]}}}}}]}}}}",
+                    "\"image\":\"bash:5.1\",\"image\":\"x\"}]}}}}}]}}}}"),
+       "image"},
       {"the uid", replace_once(body, "\"uid\":\"u-1\"", "\"uid\":\"u-1\",\"uid\":\"u-2\""), "uid"},
-      {"a label of a map with 41 keys", replace_once(update(labelled, labelled), "\"label-39\":\"v\"", "\"label-39\":\"v\",\"label-7\":\"w\""),
+      {"a label of a map with 41 keys",
+       replace_once(update(labelled, labelled), "\"label-39\":\"v\"",
+                    "\"label-39\":\"v\",\"label-7\":\"w\""),
        "label-7"},
   };
   for (const auto& c : cases) {
@@ -166,8 +192,9 @@ TEST_CASE("A request with a JSON key given twice is refused with 400", "[admissi
       CHECK(r["uid"] == "u-1");
       CHECK(r["allowed"] == false);
       CHECK(r["status"]["code"] == 400);
-      CHECK(r["status"]["message"] == "the request holds the JSON key \"" + c.key +
-                                          "\" twice in one object; refused because decoders disagree on which one counts");
+      CHECK(r["status"]["message"] ==
+            "the request holds the JSON key \"" + c.key +
+                "\" twice in one object; refused because decoders disagree on which one counts");
     }
   }
   SECTION("the same key in different objects is fine") {
@@ -175,9 +202,11 @@ TEST_CASE("A request with a JSON key given twice is refused with 400", "[admissi
   }
 }
 
-TEST_CASE("Numbers beyond int64 or double are refused as not JSON, beyond int32 denied", "[admission][hostile]") {
+TEST_CASE("Numbers beyond int64 or double are refused as not JSON, beyond int32 denied",
+          "[admission][hostile]") {
   const std::string body = update(jobset({replicated_job("w")}), jobset({replicated_job("w")}));
-  for (const std::string number : {"99999999999999999999", "-99999999999999999999", "1e400", "-1e400"}) {
+  for (const std::string number :
+       {"99999999999999999999", "-99999999999999999999", "1e400", "-1e400"}) {
     DYNAMIC_SECTION(number) {
       CHECK(failure_of(replace_once(body, "\"replicas\":1", "\"replicas\":" + number)) ==
             "request body is not valid JSON: Problem while parsing a number");
@@ -193,14 +222,18 @@ TEST_CASE("A 1 MiB label value is judged, and printed short", "[admission][hosti
   const std::string big_a(1 << 20, 'a'), big_b(1 << 20, 'b');
   Json old_js = jobset({replicated_job("w")});
   old_js["metadata"]["labels"] = {{"big", big_a}};
-  old_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = {{"labels", {{"big", big_a}}}};
+  old_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = {
+      {"labels", {{"big", big_a}}}};
   Json metadata_only = old_js;
   metadata_only["metadata"]["labels"]["big"] = big_b;
-  CHECK(response_of(update(metadata_only, old_js))["allowed"] == true);  // JobSet metadata is not ours to judge
+  CHECK(response_of(update(metadata_only, old_js))["allowed"] ==
+        true);  // JobSet metadata is not ours to judge
 
   Json template_label = old_js;
-  template_label["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["labels"]["big"] = big_b;
-  const auto raw = admission::handle_review(update(template_label, old_js), Policy{}, Hook::kValidating);
+  template_label["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["labels"]
+                ["big"] = big_b;
+  const auto raw =
+      admission::handle_review(update(template_label, old_js), Policy{}, Hook::kValidating);
   REQUIRE(raw.ok());
   CHECK(raw.value().size() < 2048);
   const Json r = Json::parse(raw.value())["response"];
@@ -209,8 +242,10 @@ TEST_CASE("A 1 MiB label value is judged, and printed short", "[admission][hosti
         "Invalid value: \"" + std::string(75, 'b') + "...\": field is immutable");
 }
 
-TEST_CASE("10,000 ReplicatedJobs: scaled, changed and renamed, with bounded answers", "[admission][hostile]") {
-  Json old_jobs = Json::array(), scaled = Json::array(), changed = Json::array(), renamed = Json::array();
+TEST_CASE("10,000 ReplicatedJobs: scaled, changed and renamed, with bounded answers",
+          "[admission][hostile]") {
+  Json old_jobs = Json::array(), scaled = Json::array(), changed = Json::array(),
+       renamed = Json::array();
   for (int i = 0; i < 10000; ++i) {
     const std::string name = "rj-" + std::to_string(i);
     old_jobs.push_back(replicated_job(name));
@@ -236,16 +271,19 @@ TEST_CASE("10,000 ReplicatedJobs: scaled, changed and renamed, with bounded answ
 
   const Json names = response_of(update(jobset(renamed), old_js));
   CHECK(names["status"]["details"]["causes"].size() == 1);
-  CHECK(names["status"]["details"]["causes"][0]["message"] ==
-        R"(Forbidden: field is immutable: added "new-0", "new-1", "new-2" and 9997 more; removed "rj-0", "rj-1", "rj-2" and 9997 more)");
+  CHECK(
+      names["status"]["details"]["causes"][0]["message"] ==
+      R"(Forbidden: field is immutable: added "new-0", "new-1", "new-2" and 9997 more; removed "rj-0", "rj-1", "rj-2" and 9997 more)");
 }
 
-TEST_CASE("A pod-template label map of 100,000 entries compares by key, in any key order", "[admission][hostile]") {
+TEST_CASE("A pod-template label map of 100,000 entries compares by key, in any key order",
+          "[admission][hostile]") {
   // Compared key by key through lookups this was 5 * 10^9 string comparisons; sorted, it is a
   // merge. (The maps are written as text: Json's ordered map would insert in quadratic time.)
   const auto labels_text = [](bool reverse) {
     std::string text = "{";
-    for (int k = 0; k < 100000; ++k) text += (k ? ",\"k" : "\"k") + std::to_string(reverse ? 99999 - k : k) + "\":\"v\"";
+    for (int k = 0; k < 100000; ++k)
+      text += (k ? ",\"k" : "\"k") + std::to_string(reverse ? 99999 - k : k) + "\":\"v\"";
     return text + "}";
   };
   const Json pod_metadata = {{"labels", "LABELS"}};
@@ -253,10 +291,12 @@ TEST_CASE("A pod-template label map of 100,000 entries compares by key, in any k
   old_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = pod_metadata;
   new_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = pod_metadata;
   const std::string body = update(new_js, old_js);
-  const std::string same = replace_once(replace_once(body, "\"LABELS\"", labels_text(true)), "\"LABELS\"", labels_text(false));
+  const std::string same = replace_once(replace_once(body, "\"LABELS\"", labels_text(true)),
+                                        "\"LABELS\"", labels_text(false));
   CHECK(response_of(same)["allowed"] == true);
   const std::string changed = replace_once(same, "\"k50000\":\"v\"", "\"k50000\":\"changed\"");
   const Json r = response_of(changed);
   REQUIRE(r["status"]["details"]["causes"].size() == 1);
-  CHECK(r["status"]["details"]["causes"][0]["field"] == "spec.replicatedJobs[0].template.spec.template.metadata.labels[k50000]");
+  CHECK(r["status"]["details"]["causes"][0]["field"] ==
+        "spec.replicatedJobs[0].template.spec.template.metadata.labels[k50000]");
 }

@@ -67,8 +67,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   try {
     round_trip = document.patch(diff);
   } catch (const Json::exception& e) {
-    jobset_webhook::fuzz::violated("Json::diff produces a patch that applies", std::string(e.what()) + "\n" + diff.dump());
+    jobset_webhook::fuzz::violated("Json::diff produces a patch that applies",
+                                   std::string(e.what()) + "\n" + diff.dump());
   }
-  require(round_trip == result, "Json::diff's patch turns the document into the result", diff.dump());
+  require(round_trip == result, "Json::diff's patch turns the document into the result",
+          diff.dump());
   return 0;
 }

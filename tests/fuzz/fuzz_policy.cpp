@@ -22,11 +22,13 @@ namespace cli = jobset_webhook::cli;
 void check(const Json& document) {
   const auto policy = jobset_webhook::parse_policy(document);
   if (!policy.ok()) {
-    require(policy.failure().message.rfind("policy: ", 0) == 0, "a refused policy says why", policy.failure().message);
+    require(policy.failure().message.rfind("policy: ", 0) == 0, "a refused policy says why",
+            policy.failure().message);
     return;
   }
   const Policy& p = policy.value();
-  const Json written = {{"elastic", {{"replicas", p.elastic.replicas}, {"parallelism", p.elastic.parallelism}}}};
+  const Json written = {
+      {"elastic", {{"replicas", p.elastic.replicas}, {"parallelism", p.elastic.parallelism}}}};
   const auto again = jobset_webhook::parse_policy(written);
   require(again.ok() && again.value().elastic.replicas == p.elastic.replicas &&
               again.value().elastic.parallelism == p.elastic.parallelism,

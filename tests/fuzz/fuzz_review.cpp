@@ -33,18 +33,24 @@ std::string_view string_at(JsonView v, std::string_view key) {
 }
 
 // Checks one response and returns its status code (200 when allowed).
-int64_t check_response(const std::string& response, std::string_view request_uid, std::string_view body) {
+int64_t check_response(const std::string& response, std::string_view request_uid,
+                       std::string_view body) {
   simdjson::dom::parser parser;
   JsonView root;
-  require(parser.parse(response).get(root) == simdjson::SUCCESS, "the response is valid UTF-8 JSON", response);
-  require(string_at(root, "kind") == "AdmissionReview", "the response is an AdmissionReview", response);
+  require(parser.parse(response).get(root) == simdjson::SUCCESS, "the response is valid UTF-8 JSON",
+          response);
+  require(string_at(root, "kind") == "AdmissionReview", "the response is an AdmissionReview",
+          response);
   JsonView r;
-  require(root.at_key("response").get(r) == simdjson::SUCCESS, "the response has a response", response);
+  require(root.at_key("response").get(r) == simdjson::SUCCESS, "the response has a response",
+          response);
   require(string_at(r, "uid") == request_uid, "the response echoes the request uid", body);
   bool allowed = false;
-  require(r.at_key("allowed").get(allowed) == simdjson::SUCCESS, "response.allowed is a bool", response);
+  require(r.at_key("allowed").get(allowed) == simdjson::SUCCESS, "response.allowed is a bool",
+          response);
   int64_t code = 0;
-  require(r.at_key("status").at_key("code").get(code) == simdjson::SUCCESS, "status.code is set", response);
+  require(r.at_key("status").at_key("code").get(code) == simdjson::SUCCESS, "status.code is set",
+          response);
   if (allowed) {
     require(code == 200, "an allowed response has code 200", response);
     return code;
@@ -53,9 +59,10 @@ int64_t check_response(const std::string& response, std::string_view request_uid
   require(code == 400 || code == 422, "a denial is 400 or 422", response);
   if (code == 422) {
     simdjson::dom::array causes;
-    require(r.at_key("status").at_key("details").at_key("causes").get(causes) == simdjson::SUCCESS &&
-                causes.size() > 0,
-            "a 422 denial has at least one cause", response);
+    require(
+        r.at_key("status").at_key("details").at_key("causes").get(causes) == simdjson::SUCCESS &&
+            causes.size() > 0,
+        "a 422 denial has at least one cause", response);
     for (const auto cause : causes) {
       require(!string_at(cause, "message").empty(), "every cause has a message", response);
       require(!string_at(cause, "field").empty(), "every cause names a field", response);
@@ -102,7 +109,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     return 0;
   }
   JsonView request;
-  const bool has_request = root.type() == element_type::OBJECT && root.at_key("request").get(request) == simdjson::SUCCESS;
+  const bool has_request = root.type() == element_type::OBJECT &&
+                           root.at_key("request").get(request) == simdjson::SUCCESS;
   const std::string_view uid = has_request ? string_at(request, "uid") : "";
 
   Policy elastic_parallelism;
@@ -121,7 +129,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   require(respond(reversed, Policy{}, Hook::kValidating) == response,
           "the response does not depend on object key order", body);
 
-  if (!has_request || request.type() != element_type::OBJECT || request["object"].error() != simdjson::SUCCESS) {
+  if (!has_request || request.type() != element_type::OBJECT ||
+      request["object"].error() != simdjson::SUCCESS) {
     return 0;
   }
   const Json review = jobset_webhook::fuzz::to_json(root);

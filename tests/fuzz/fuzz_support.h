@@ -4,12 +4,15 @@
 // input as a crash), and re-serialization of a parsed document with its object keys in reverse
 // order, for the invariant that no decision depends on key order.
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "jobset_webhook/json.h"
 
@@ -17,7 +20,8 @@ namespace jobset_webhook::fuzz {
 
 // Aborts with what was violated. A plain assert would vanish under NDEBUG.
 [[noreturn]] inline void violated(const char* invariant, std::string_view detail = {}) {
-  std::fprintf(stderr, "invariant violated: %s\n%.*s\n", invariant, static_cast<int>(detail.size()), detail.data());
+  std::fprintf(stderr, "invariant violated: %s\n%.*s\n", invariant, static_cast<int>(detail.size()),
+               detail.data());
   std::abort();
 }
 

@@ -41,7 +41,8 @@ Json* pick(Json& value, FuzzedDataProvider& fdp) {
   Json* node = &value;
   while ((node->is_object() || node->is_array()) && !node->empty() && fdp.ConsumeBool()) {
     const auto i = fdp.ConsumeIntegralInRange<std::size_t>(0, node->size() - 1);
-    node = node->is_object() ? &std::next(node->begin(), static_cast<std::ptrdiff_t>(i)).value() : &(*node)[i];
+    node = node->is_object() ? &std::next(node->begin(), static_cast<std::ptrdiff_t>(i)).value()
+                             : &(*node)[i];
   }
   return node;
 }
@@ -83,7 +84,8 @@ bool edit(Json& js, FuzzedDataProvider& fdp) {
     case 1: target = some_value(fdp); break;
     case 2:
       if (target.is_object() && !target.empty()) {
-        target.erase(std::next(target.begin(), fdp.ConsumeIntegralInRange<std::ptrdiff_t>(0, target.size() - 1)));
+        target.erase(std::next(target.begin(),
+                               fdp.ConsumeIntegralInRange<std::ptrdiff_t>(0, target.size() - 1)));
       } else if (target.is_array() && !target.empty()) {
         target.erase(fdp.ConsumeIntegralInRange<std::size_t>(0, target.size() - 1));
       }
@@ -136,12 +138,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   JsonView old_view;
   if (parser.parse(old_text.data(), old_text.size()).get(old_view) != simdjson::SUCCESS) return 0;
   std::string old_forward, old_reversed;
-  if (!jobset_webhook::fuzz::write_json(old_forward, old_view, false)) return 0;  // refused upstream of the diff
+  if (!jobset_webhook::fuzz::write_json(old_forward, old_view, false))
+    return 0;  // refused upstream of the diff
   jobset_webhook::fuzz::write_json(old_reversed, old_view, true);
 
   Json new_js = jobset_webhook::fuzz::to_json(old_view);
   bool replicas_only = true;
-  for (int i = 0; i < kMaxEdits && fdp.remaining_bytes() > 0; ++i) replicas_only &= edit(new_js, fdp);
+  for (int i = 0; i < kMaxEdits && fdp.remaining_bytes() > 0; ++i)
+    replicas_only &= edit(new_js, fdp);
   // Fuzz strings may hold invalid UTF-8, which the admission layer's parser refuses anyway.
   const std::string new_text = new_js.dump(-1, ' ', false, Json::error_handler_t::replace);
   const Parsed new_parsed(new_text);
@@ -149,12 +153,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   jobset_webhook::fuzz::write_json(new_reversed, new_parsed.root, true);
 
   const Policy policy;
-  require(v::validate_update(old_view, old_view, policy).errors.empty(), "old compared with itself is allowed", old_text);
+  require(v::validate_update(old_view, old_view, policy).errors.empty(),
+          "old compared with itself is allowed", old_text);
   require(v::validate_update(new_parsed.root, new_parsed.root, policy).errors.empty(),
           "new compared with itself is allowed", new_text);
   const auto findings = v::validate_update(old_view, new_parsed.root, policy);
   if (replicas_only) {
-    require(findings.errors.empty(), "a replicas-only change is allowed", printed(findings) + new_text);
+    require(findings.errors.empty(), "a replicas-only change is allowed",
+            printed(findings) + new_text);
   }
   std::size_t warning_bytes = 0;
   for (const auto& w : findings.warnings) warning_bytes += w.size();

@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto docs = cli::parse_yaml_documents(text, "fuzz.yaml");
   if (!docs.ok()) {
-    require(docs.failure().message.rfind("fuzz.yaml", 0) == 0, "a failure names its source", docs.failure().message);
+    require(docs.failure().message.rfind("fuzz.yaml", 0) == 0, "a failure names its source",
+            docs.failure().message);
     return 0;
   }
   for (const auto& doc : docs.value()) {
@@ -51,9 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     }
     if (has_long_key(doc)) continue;
     const auto again = cli::parse_yaml_documents(dumped, "again.json");
-    require(again.ok(), "a loaded document, as JSON, loads again", dumped + "\n" +
-                                                                        (again.ok() ? "" : again.failure().message));
-    require(again.value().size() == 1 && again.value()[0] == doc, "a loaded document, as JSON, loads equal",
+    require(again.ok(), "a loaded document, as JSON, loads again",
+            dumped + "\n" + (again.ok() ? "" : again.failure().message));
+    require(again.value().size() == 1 && again.value()[0] == doc,
+            "a loaded document, as JSON, loads equal",
             dumped + "\n" + (again.value().empty() ? "(nothing)" : again.value()[0].dump()));
   }
   return 0;
