@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/report_internal.h"
+#include "jobset_webhook/field/value.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -12,28 +13,9 @@ std::string counted(std::size_t n, std::string_view one, std::string_view many) 
 }
 
 // The length of the valid UTF-8 sequence at text[i], or 0.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto b0 = static_cast<unsigned char>(text[i]);
-  std::size_t len = 0;
-  std::uint32_t rune = 0, min = 0;
-  if (b0 < 0x80) return 1;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2, rune = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, rune = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, rune = b0 & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(text[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    rune = (rune << 6) | (b & 0x3F);
-  }
-  if (rune < min || rune > 0x10FFFF || (rune >= 0xD800 && rune <= 0xDFFF)) return 0;
-  return len;
+std::size_t utf8_length_at(std::string_view text, std::size_t i) {
+  char32_t rune = 0;
+  return field::decode_utf8(text, i, rune);
 }
 
 }  // namespace
@@ -98,7 +80,7 @@ std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t len = utf8_length(text, i);
+    const std::size_t len = utf8_length_at(text, i);
     if (len == 0) {
       out += "\xEF\xBF\xBD";
       ++i;

@@ -11,35 +11,6 @@ namespace {
 constexpr std::string_view kEllipsis = "...";
 constexpr char kLowerHex[] = "0123456789abcdef";
 
-// Decodes one UTF-8 sequence at s[i]; returns its length, or 0 when the bytes are not valid
-// UTF-8 (overlong forms and surrogates included), which Go treats as a single bad byte.
-std::size_t utf8_rune(std::string_view s, std::size_t i, char32_t& rune) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) {
-    rune = b0;
-    return 1;
-  }
-  std::size_t len = 0;
-  char32_t min = 0;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2, rune = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, rune = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, rune = b0 & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    rune = (rune << 6) | (b & 0x3F);
-  }
-  if (rune < min || rune > 0x10FFFF || (rune >= 0xD800 && rune <= 0xDFFF)) return 0;
-  return len;
-}
-
 // Go's unicode.IsPrint differs from "not a control character" in a few places that matter for
 // Kubernetes strings; the C1 controls and format characters below are the ones Go escapes.
 bool go_printable(char32_t r) {
@@ -82,7 +53,7 @@ void append_go_json_string(std::string& out, std::string_view s) {
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
     char32_t r = 0;
-    const std::size_t len = utf8_rune(s, i, r);
+    const std::size_t len = decode_utf8(s, i, r);
     if (len == 0) {
       out += "\\ufffd";
       ++i;
@@ -204,13 +175,40 @@ std::string elide(std::string printed) {
 
 }  // namespace
 
+std::size_t decode_utf8(std::string_view s, std::size_t i, char32_t& rune) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) {
+    rune = b0;
+    return 1;
+  }
+  std::size_t len = 0;
+  char32_t min = 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2, rune = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, rune = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, rune = b0 & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    rune = (rune << 6) | (b & 0x3F);
+  }
+  if (rune < min || rune > 0x10FFFF || (rune >= 0xD800 && rune <= 0xDFFF)) return 0;
+  return len;
+}
+
 std::string go_quote(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
     char32_t r = 0;
-    const std::size_t len = utf8_rune(s, i, r);
+    const std::size_t len = decode_utf8(s, i, r);
     if (len == 0) {
       out += "\\x";
       append_hex(out, static_cast<unsigned char>(s[i]), 2);

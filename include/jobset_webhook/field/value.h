@@ -37,6 +37,10 @@ class BadValue {
   std::string printed_;
 };
 
+// Decodes the UTF-8 sequence at s[i] into rune; returns its length, or 0 when the bytes there are
+// not valid UTF-8 (overlong forms and surrogates included), which Go treats as one bad byte.
+std::size_t decode_utf8(std::string_view s, std::size_t i, char32_t& rune);
+
 // Go's strconv.Quote: printable UTF-8 kept, control characters and invalid bytes escaped.
 std::string go_quote(std::string_view s);
 
