@@ -1,6 +1,6 @@
 // The container image, checked without Docker: the Dockerfile's runtime filesystem comes from
-// scripts/runtime-rootfs, which is run here and the binary started in it under chroot; the
-// Dockerfile's user and arguments are compared with the Deployment's.
+// scripts/runtime-rootfs, which is run here and the binary started in it under chroot, up to
+// serving; the Dockerfile's user and arguments are compared with the Deployment's.
 
 #include <unistd.h>
 
@@ -11,13 +11,18 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <httplib.h>
 
 #include "deploy/deploy_support.h"
 #include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/server/endpoints.h"
+#include "support/serve_process.h"
 
 namespace fs = std::filesystem;
 using jobset_webhook::Json;
 using namespace jobset_webhook::testing;
+using jobset_webhook::server::kHealthzPath;
+using jobset_webhook::server::kReadyzPath;
 
 namespace {
 
@@ -91,6 +96,19 @@ TEST_CASE("The image's filesystem holds the binary, its libraries and a user, an
     const auto certs = run_shell(chroot + "certs --service s --namespace n --out /tmp/certs");
     INFO(certs.err);
     CHECK(certs.exit_code == 0);
+    // And serves with them: the kubelet's liveness and readiness probes answer.
+    ServeProcess serve({"chroot", "--userspec=65532:65532", rootfs.string(), "/usr/local/bin/jobset-webhook", "serve",
+                        "--bind", "127.0.0.1", "--port", "0", "--health-port", "0", "--cert-dir", "/tmp/certs"});
+    const Json serving = serve.wait_serving();
+    INFO(slurp(serve.log_file()));
+    REQUIRE_FALSE(serving.is_null());
+    httplib::Client health("127.0.0.1", serving["healthPort"].get<int>());
+    for (const auto path : {kHealthzPath, kReadyzPath}) {
+      const auto res = health.Get(std::string(path));
+      INFO(path);
+      REQUIRE(res);
+      CHECK(res->status == 200);
+    }
   }
   fs::remove_all(rootfs);
 }

@@ -1,27 +1,26 @@
-// What `jobset-webhook certs` writes works for TLS as the kube-apiserver uses it: a server with
-// tls.crt and tls.key, a client that trusts only ca.crt and verifies the Service's name.
-//
-// The server here is cpp-httplib's SSLServer, which `serve` is built on, so these tests do not
-// depend on the server's code; the parity tests of `serve` run the real server with the same
-// certificates.
+// What `jobset-webhook certs` writes works for TLS as the kube-apiserver uses it: `serve
+// --cert-dir` on that directory, a client that trusts only ca.crt, verifies the Service's name
+// and POSTs an AdmissionReview.
 
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include <catch2/catch.hpp>
-#include <httplib.h>
 #include <openssl/ssl.h>
 
 #include "jobset_webhook/server/endpoints.h"
 #include "support/process.h"
+#include "support/serve_process.h"
 #include "support/x509_verify.h"
 
 namespace fs = std::filesystem;
 namespace server = jobset_webhook::server;
+using jobset_webhook::Json;
 using jobset_webhook::testing::run_cli;
+using jobset_webhook::testing::ServeProcess;
+using jobset_webhook::testing::slurp;
 using jobset_webhook::testing::ossl::Deleter;
 
 namespace {
@@ -44,41 +43,31 @@ struct CertDir {
   std::string file(std::string_view name) const { return (path / name).string(); }
 };
 
-// An HTTPS server on 127.0.0.1, an ephemeral port, answering GET / with "ok".
-class TlsServer {
+// `jobset-webhook serve --cert-dir` on what `certs` wrote; its HTTPS port.
+class Serving {
  public:
-  explicit TlsServer(const CertDir& certs)
-      : server_(certs.file(server::kCertFileName).c_str(), certs.file(server::kKeyFileName).c_str()) {
-    REQUIRE(server_.is_valid());
-    server_.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    REQUIRE(port_ > 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 500 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    REQUIRE(server_.is_running());
+  explicit Serving(const CertDir& certs)
+      : process_(ServeProcess::serve_args({"--cert-dir", certs.path.string()})) {
+    const Json serving = process_.wait_serving();
+    INFO(slurp(process_.log_file()));
+    REQUIRE_FALSE(serving.is_null());
+    port_ = serving["port"];
   }
-  ~TlsServer() {
-    server_.stop();
-    thread_.join();
-  }
-  TlsServer(const TlsServer&) = delete;
-  TlsServer& operator=(const TlsServer&) = delete;
   int port() const { return port_; }
 
  private:
-  httplib::SSLServer server_;
+  ServeProcess process_;
   int port_ = 0;
-  std::thread thread_;
 };
 
 struct ClientResult {
   std::string error;     // "" when the handshake and the request succeeded
-  std::string response;  // the raw HTTP response
+  std::string response;  // the raw HTTP response to an AdmissionReview
 };
 
 // Connects to 127.0.0.1:port as the apiserver connects to a webhook: TLS 1.2 or later, SNI and
 // the verified name are host, trusted roots are only ca_file, and the Common Name is never
-// consulted. Then sends GET /.
+// consulted. Then POSTs an AdmissionReview to the validating webhook.
 ClientResult connect(int port, const std::string& ca_file, const std::string& host) {
   SslCtx ctx(SSL_CTX_new(TLS_client_method()));
   REQUIRE(ctx);
@@ -103,7 +92,10 @@ ClientResult connect(int port, const std::string& ca_file, const std::string& ho
     ERR_clear_error();
     return result;
   }
-  const std::string request = "GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n";
+  const std::string review = slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json");
+  const std::string request = "POST " + std::string(server::kValidatePath) + " HTTP/1.1\r\nHost: " + host +
+                              "\r\nContent-Type: application/json\r\nContent-Length: " +
+                              std::to_string(review.size()) + "\r\nConnection: close\r\n\r\n" + review;
   REQUIRE(BIO_write(bio.get(), request.data(), static_cast<int>(request.size())) == static_cast<int>(request.size()));
   char buf[4096];
   int n = 0;
@@ -118,18 +110,18 @@ TEST_CASE("A client trusting only ca.crt connects to tls.crt and tls.key for the
   for (const std::string key_type : {"ecdsa-p256", "rsa-2048"}) {
     DYNAMIC_SECTION(key_type) {
       const CertDir certs(key_type);
-      const TlsServer tls(certs);
+      const Serving tls(certs);
       const auto r = connect(tls.port(), certs.file(server::kCaFileName), kHost);
       CHECK(r.error == "");
       CHECK(r.response.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
-      CHECK(r.response.substr(r.response.size() - 2) == "ok");
+      CHECK(r.response.find(R"({"kind":"AdmissionReview")") != std::string::npos);
     }
   }
 }
 
 TEST_CASE("The handshake fails for a name the certificate does not carry", "[deploy][tls]") {
   const CertDir certs("ecdsa-p256");
-  const TlsServer tls(certs);
+  const Serving tls(certs);
   CHECK(connect(tls.port(), certs.file(server::kCaFileName), "jobset-webhook.other-namespace.svc").error ==
         "hostname mismatch");
 }
@@ -137,6 +129,6 @@ TEST_CASE("The handshake fails for a name the certificate does not carry", "[dep
 TEST_CASE("The handshake fails for a client trusting another CA (a stale caBundle)", "[deploy][tls]") {
   const CertDir certs("ecdsa-p256");
   const CertDir other("ecdsa-p256");
-  const TlsServer tls(certs);
+  const Serving tls(certs);
   CHECK(connect(tls.port(), other.file(server::kCaFileName), kHost).error == "unable to get local issuer certificate");
 }

@@ -2,22 +2,17 @@
 // the server began is answered. In process through AdmissionServer::shutdown, and once with the
 // real binary and a real signal.
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <atomic>
 #include <future>
-#include <sstream>
 #include <thread>
 
 #include <catch2/catch.hpp>
 
+#include "support/serve_process.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
-
-extern char** environ;
 
 namespace t = jobset_webhook::testing;
 using jobset_webhook::Json;
@@ -167,92 +162,28 @@ TEST_CASE("Idle keep-alive connections are closed at once when shutdown begins",
   for (auto& conn : idle) CHECK(conn->closed_by_server());
 }
 
-namespace {
-
-struct Spawned {
-  pid_t pid = -1;
-  std::string log_file;
-};
-
-Spawned spawn_serve(const t::Pki& pki) {
-  Spawned s;
-  s.log_file = (t::fresh_temp_dir("serve-log") / "stderr").string();
-  std::vector<std::string> args = {
-      JOBSET_WEBHOOK_BINARY, "serve", "--bind",     "127.0.0.1",     "--port", "0",
-      "--health-port",       "0",     "--cert-dir", pki.dir.string()};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, s.log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  // The test process may block signals in its threads; the server must start with a clean mask.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  REQUIRE(posix_spawn(&s.pid, argv[0], &actions, &attr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  return s;
-}
-
-std::vector<Json> log_lines(const std::string& file) {
-  std::vector<Json> out;
-  std::istringstream in(t::slurp(file));
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(Json::parse(line));
-  }
-  return out;
-}
-
-// Waits (bounded) for the exit status; -1 when the process did not exit.
-int wait_exit(pid_t pid) {
-  for (int i = 0; i < 3000; ++i) {
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(10ms);
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
-  return -1;
-}
-
-}  // namespace
-
 TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began, and exits 0",
           "[server][shutdown][cli]") {
   const auto pki = t::make_pki();
   for (const int signal : {SIGTERM, SIGINT}) {
     DYNAMIC_SECTION(strsignal(signal)) {
-      const auto serve = spawn_serve(pki);
-      Json serving;
-      for (int i = 0; i < 3000 && serving.is_null(); ++i) {
-        for (const auto& line : log_lines(serve.log_file)) {
-          if (line["msg"] == "serving") serving = line;
-        }
-        if (serving.is_null()) std::this_thread::sleep_for(10ms);
-      }
+      t::ServeProcess serve(t::ServeProcess::serve_args({"--cert-dir", pki.dir.string()}));
+      const Json serving = serve.wait_serving();
       REQUIRE_FALSE(serving.is_null());
       const int port = serving["port"];
       CHECK(status_of(serving["healthPort"], "/readyz") == 200);
       {
         Load load(port, pki.ca_crt());
         load.wait_for_answers(30);
-        ::kill(serve.pid, signal);
-        CHECK(wait_exit(serve.pid) == 0);
+        serve.signal(signal);
+        CHECK(serve.wait_exit() == 0);
         load.stop();
         int requests = 0;
-        for (const auto& line : log_lines(serve.log_file))
+        for (const auto& line : serve.log_lines())
           requests += line["msg"] == "request" ? 1 : 0;
         CHECK(requests == load.answered());
       }
-      const auto lines = log_lines(serve.log_file);
+      const auto lines = serve.log_lines();
       std::vector<std::string> messages;
       for (const auto& line : lines) {
         if (line["msg"] != "request") messages.push_back(line["msg"]);
