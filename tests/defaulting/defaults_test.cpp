@@ -6,12 +6,15 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/patch/json_patch.h"
+#include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace d = jobset_webhook::defaulting;
 namespace patch = jobset_webhook::patch;
 using jobset_webhook::Json;
 using jobset_webhook::testing::Parsed;
+using jobset_webhook::testing::with;
+using jobset_webhook::testing::without;
 
 namespace {
 
@@ -26,17 +29,6 @@ Json rjobs(Json completion_mode, Json pod = kPodTemplate) {
   Json spec = {{"template", std::move(pod)}};
   if (!completion_mode.is_null()) spec["completionMode"] = std::move(completion_mode);
   return Json::array({{{"template", {{"spec", std::move(spec)}}}}});
-}
-
-Json with(Json js, const std::string& pointer, Json value) {
-  js[Json::json_pointer(pointer)] = std::move(value);
-  return js;
-}
-
-Json without(Json js, const std::string& pointer) {
-  const Json::json_pointer p(pointer);
-  js[p.parent_pointer()].erase(p.back());
-  return js;
 }
 
 // A JobSet with upstream's standard defaults already set and an Indexed job.

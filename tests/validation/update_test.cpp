@@ -3,12 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/validation/scale_warnings.h"
+#include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
 using jobset_webhook::testing::Parsed;
+using jobset_webhook::testing::with;
+using jobset_webhook::testing::without;
 
 namespace {
 
@@ -30,18 +33,6 @@ Json jobset(Json replicated_jobs) {
 }
 
 Json two_jobs() { return jobset({replicated_job("rjob-0"), replicated_job("rjob-1")}); }
-
-// Applies a JSON Pointer edit: {"/spec/suspend", true}.
-Json with(Json js, const std::string& pointer, Json value) {
-  js[Json::json_pointer(pointer)] = std::move(value);
-  return js;
-}
-
-Json without(Json js, const std::string& pointer) {
-  const Json::json_pointer p(pointer);
-  js[p.parent_pointer()].erase(p.back());
-  return js;
-}
 
 struct Case {
   std::string name;
