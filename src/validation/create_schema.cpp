@@ -1,254 +1,43 @@
-// The JobSet CRD's OpenAPI schema and CEL rules that the API server applies on CREATE (upstream
-// v0.12.0 config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml, plus main's replicas >= 0),
-// for front ends that run without an API server. The JobSet's own fields are described by the
-// table below; the embedded Job template is type-checked through the field-kinds table.
+// The JobSet CRD's OpenAPI schema and CEL rules that the API server applies on CREATE, for front
+// ends that run without an API server: the schema tree of jobset_schema.h walked over the object.
 
 #include <algorithm>
 #include <limits>
 #include <unordered_set>
 
+#include "validation/jobset_schema.h"
 #include "jobset_webhook/validation/create.h"
-#include "jobset_webhook/validation/field_kinds.h"
 #include "jobset_webhook/validation/names.h"
 #include "jobset_webhook/validation/read.h"
+#include "validation/schema_types.h"
 
 namespace jobset_webhook::validation {
 namespace {
 
 using simdjson::dom::element_type;
 
-enum class Type { kAny, kObject, kArray, kString, kInteger, kBoolean };
-
-// One node of the schema: what the CRD says about a field.
-struct Node {
-  std::string_view name;  // the property name; empty for list items and the root
-  Type type = Type::kAny;
-  std::vector<std::string_view> enum_values;
-  std::vector<std::string_view> required;
-  std::optional<std::int64_t> minimum;
-  std::optional<std::size_t> max_items;
-  bool int32 = false;            // Go decodes it into an int32
-  std::string_view list_map_key;  // x-kubernetes-list-type: map
-  std::vector<Node> properties;
-  std::vector<Node> items;  // zero or one: the schema of a list's entries
-  const FieldKind* kind = nullptr;  // check below here with the field-kinds table instead
-};
-
-Node field(std::string_view name, Type type) {
-  Node n;
-  n.name = name;
-  n.type = type;
-  return n;
-}
-
-Node object(std::string_view name, std::vector<Node> properties, std::vector<std::string_view> required = {}) {
-  Node n = field(name, Type::kObject);
-  n.properties = std::move(properties);
-  n.required = std::move(required);
-  return n;
-}
-
-Node list(std::string_view name, Node items, std::optional<std::size_t> max_items = std::nullopt,
-          std::string_view list_map_key = {}) {
-  Node n = field(name, Type::kArray);
-  n.items.push_back(std::move(items));
-  n.max_items = max_items;
-  n.list_map_key = list_map_key;
-  return n;
-}
-
-Node enumeration(std::string_view name, std::vector<std::string_view> values) {
-  Node n = field(name, Type::kString);
-  n.enum_values = std::move(values);
-  return n;
-}
-
-Node int32_field(std::string_view name, std::optional<std::int64_t> minimum = std::nullopt) {
-  Node n = field(name, Type::kInteger);
-  n.minimum = minimum;
-  n.int32 = true;
-  return n;
-}
-
-// A field checked with the field-kinds table.
-Node kinds(std::string_view name, const FieldKind* kind) {
-  Node n = field(name, Type::kObject);
-  n.kind = kind;
-  return n;
-}
-
-Node build_spec() {
-  Node replicated_job = object(
-      "",
-      {
-          field("name", Type::kString),
-          field("groupName", Type::kString),
-          int32_field("replicas", 0),
-          list("dependsOn",
-               object("", {field("name", Type::kString), enumeration("status", {"Ready", "Complete"})}, {"name", "status"}),
-               5, "name"),
-          kinds("template", replicated_job_kind().field("template")),
-      },
-      {"name", "template"});
-  Node replicated_jobs = list("replicatedJobs", std::move(replicated_job), std::nullopt, "name");
-
-  Node volume_claim_policy = object("", {object("retentionPolicy", {enumeration("whenDeleted", {"Delete", "Retain"})}),
-                                         list("templates", field("", Type::kObject), 50)});
-  Node volume_claim_policies = list("volumeClaimPolicies", std::move(volume_claim_policy), 50);
-
-  return object(
-      "spec",
-      {
-          std::move(replicated_jobs),
-          object("network", {field("enableDNSHostnames", Type::kBoolean), field("subdomain", Type::kString),
-                             field("publishNotReadyAddresses", Type::kBoolean)}),
-          object("successPolicy",
-                 {enumeration("operator", {"All", "Any"}), list("targetReplicatedJobs", field("", Type::kString))},
-                 {"operator"}),
-          object("failurePolicy",
-                 {int32_field("maxRestarts"),
-                  enumeration("restartStrategy", {"Recreate", "BlockingRecreate", "InPlaceRestart"}),
-                  list("rules",
-                       object("",
-                              {field("name", Type::kString),
-                               enumeration("action", {"FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts",
-                                                      "RestartJob", "RestartJobAndIgnoreMaxRestarts"}),
-                               list("onJobFailureReasons", field("", Type::kString)),
-                               list("onJobFailureMessagePatterns", field("", Type::kString)),
-                               list("targetReplicatedJobs", field("", Type::kString))},
-                              {"action", "name"}))}),
-          object("startupPolicy", {enumeration("startupPolicyOrder", {"AnyOrder", "InOrder"})}, {"startupPolicyOrder"}),
-          field("suspend", Type::kBoolean),
-          object("coordinator",
-                 {field("replicatedJob", Type::kString), field("jobIndex", Type::kInteger), field("podIndex", Type::kInteger)},
-                 {"replicatedJob"}),
-          std::move(volume_claim_policies),
-          field("managedBy", Type::kString),
-          int32_field("ttlSecondsAfterFinished", 0),
-      });
-}
-
-const Node& spec_schema() {
-  static const Node schema = build_spec();
-  return schema;
-}
-
-// The JSON type of a value as the API server names it in a type error.
-std::string_view json_type(JsonView v) {
-  switch (v.type()) {
-    case element_type::OBJECT: return "object";
-    case element_type::ARRAY: return "array";
-    case element_type::STRING: return "string";
-    case element_type::INT64:
-    case element_type::UINT64: return "integer";
-    case element_type::DOUBLE: return integer_of(v) ? "integer" : "number";
-    case element_type::BOOL: return "boolean";
-    case element_type::NULL_VALUE: return "null";
-  }
-  return "null";
-}
-
-std::string_view type_name(Type t) {
+std::string_view type_name(SchemaType t) {
   switch (t) {
-    case Type::kObject: return "object";
-    case Type::kArray: return "array";
-    case Type::kString: return "string";
-    case Type::kInteger: return "integer";
-    case Type::kBoolean: return "boolean";
-    case Type::kAny: break;
+    case SchemaType::kObject: return "object";
+    case SchemaType::kArray: return "array";
+    case SchemaType::kString: return "string";
+    case SchemaType::kInteger: return "integer";
+    case SchemaType::kBoolean: return "boolean";
+    case SchemaType::kAny: break;
   }
   return "";
 }
 
-// `<path>: Invalid value: "string": <path> in body must be of type integer: "string"`
-field::Error type_error(const field::Path& path, std::string_view expected, JsonView v) {
-  const std::string actual(json_type(v));
-  return {field::ErrorType::kTypeInvalid, path.to_string(), field::BadValue::string(actual),
-          path.to_string() + " in body must be of type " + std::string(expected) + ": \"" + actual + "\""};
-}
-
-bool has_type(JsonView v, Type t) {
+bool has_type(JsonView v, SchemaType t) {
   switch (t) {
-    case Type::kAny: return true;
-    case Type::kObject: return v.type() == element_type::OBJECT;
-    case Type::kArray: return v.type() == element_type::ARRAY;
-    case Type::kString: return v.type() == element_type::STRING;
-    case Type::kInteger: return json_type(v) == "integer";
-    case Type::kBoolean: return v.type() == element_type::BOOL;
+    case SchemaType::kAny: return true;
+    case SchemaType::kObject: return v.type() == element_type::OBJECT;
+    case SchemaType::kArray: return v.type() == element_type::ARRAY;
+    case SchemaType::kString: return v.type() == element_type::STRING;
+    case SchemaType::kInteger: return json_type(v) == "integer";
+    case SchemaType::kBoolean: return v.type() == element_type::BOOL;
   }
   return false;
-}
-
-// The embedded Job template: types only. Its required fields and value rules are the Job API's,
-// checked when the controller creates the Jobs.
-void check_kind(const FieldKind& kind, JsonView v, field::Path& path, field::ErrorList& errs) {
-  if (v.type() == element_type::NULL_VALUE) return;  // the API server drops nulls of such fields
-  switch (kind.shape) {
-    case Shape::kStruct:
-      if (v.type() != element_type::OBJECT) return errs.push_back(type_error(path, "object", v));
-      for (const auto [key, child] : JsonObjectView(v)) {
-        const FieldKind* sub = kind.field(key);
-        if (sub == nullptr) continue;  // unknown fields are pruned, not rejected
-        path.push_child(key);
-        check_kind(*sub, child, path, errs);
-        path.pop();
-      }
-      return;
-    case Shape::kMap:
-    case Shape::kSlice: {
-      const bool is_map = kind.shape == Shape::kMap;
-      if (v.type() != (is_map ? element_type::OBJECT : element_type::ARRAY)) {
-        return errs.push_back(type_error(path, is_map ? "object" : "array", v));
-      }
-      if (!kind.element) return;
-      if (is_map) {
-        for (const auto [key, child] : JsonObjectView(v)) {
-          path.push_key(key);
-          check_kind(*kind.element, child, path, errs);
-          path.pop();
-        }
-      } else {
-        std::size_t i = 0;
-        for (const auto child : JsonArrayView(v)) {
-          path.push_index(i++);
-          check_kind(*kind.element, child, path, errs);
-          path.pop();
-        }
-      }
-      return;
-    }
-    case Shape::kScalar:
-      break;
-  }
-  const auto t = json_type(v);
-  switch (kind.scalar) {
-    case ScalarKind::kString:
-    case ScalarKind::kTime:
-      if (t != "string") errs.push_back(type_error(path, "string", v));
-      return;
-    case ScalarKind::kInteger:
-      if (t != "integer") errs.push_back(type_error(path, "integer", v));
-      return;
-    case ScalarKind::kBool:
-      if (t != "boolean") errs.push_back(type_error(path, "boolean", v));
-      return;
-    case ScalarKind::kIntOrString:
-      if (t != "integer" && t != "string") errs.push_back(type_error(path, "integer,string", v));
-      return;
-    case ScalarKind::kQuantity:
-      // Lenient: Go's Quantity also decodes a JSON number such as 0.5.
-      if (t != "integer" && t != "string" && t != "number") errs.push_back(type_error(path, "integer,string", v));
-      return;
-    case ScalarKind::kRawJson:
-      return;
-  }
-}
-
-void check_int32(const field::Path& path, JsonView v, field::ErrorList& errs) {
-  const auto n = integer_of(v);  // absent for a number above int64, which is out of range too
-  if (!n || *n < std::numeric_limits<std::int32_t>::min() || *n > std::numeric_limits<std::int32_t>::max()) {
-    errs.push_back(field::invalid(path, field::BadValue::of(v), "must be between -2147483648 and 2147483647, inclusive"));
-  }
 }
 
 // Entries are told apart by the key's compact JSON ("" for an entry without the key), in a hash
@@ -265,9 +54,9 @@ void check_list_map_keys(std::string_view key_name, const std::vector<JsonView>&
   }
 }
 
-void check(const Node& node, JsonView v, field::Path& path, field::ErrorList& errs) {
+void check(const SchemaNode& node, JsonView v, field::Path& path, field::ErrorList& errs) {
   if (v.type() == element_type::NULL_VALUE) return;
-  if (node.kind != nullptr) return check_kind(*node.kind, v, path, errs);
+  if (node.kind != nullptr) return check_template_types(*node.kind, v, path, errs);
   if (!has_type(v, node.type)) return errs.push_back(type_error(path, type_name(node.type), v));
   if (!node.enum_values.empty()) {
     const auto s = std::string_view(v);
@@ -281,7 +70,7 @@ void check(const Node& node, JsonView v, field::Path& path, field::ErrorList& er
     errs.push_back(field::invalid(path, field::BadValue::of(v),
                                   path.to_string() + " in body should be greater than or equal to " + std::to_string(*node.minimum)));
   }
-  if (node.type == Type::kObject) {
+  if (node.type == SchemaType::kObject) {
     for (const auto required : node.required) {
       if (!member(v, required)) errs.push_back(field::required(path.child(required), ""));
     }
@@ -293,7 +82,7 @@ void check(const Node& node, JsonView v, field::Path& path, field::ErrorList& er
       path.pop();
     }
   }
-  if (node.type == Type::kArray) {
+  if (node.type == SchemaType::kArray) {
     const auto entries = items_of(v);
     if (node.max_items && entries.size() > *node.max_items) {
       errs.push_back(field::too_many(path, static_cast<std::int64_t>(entries.size()), static_cast<std::int64_t>(*node.max_items)));
