@@ -1,218 +1,18 @@
 #include "jobset_webhook/cli/documents.h"
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <algorithm>
 #include <sstream>
-#include <unordered_set>
 
-#include <simdjson.h>
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cli/pointer_internal.h"
-#include "cli/yaml_events_internal.h"
-#include "jobset_webhook/field/value.h"
+#include "cli/yaml_reader_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {
-
-// yaml-cpp builds nodes recursively; past this depth a hostile document is refused before the
-// conversion below can exhaust the stack.
-constexpr int kMaxYamlDepth = 512;
-// Aliases let a few lines expand to billions of values ("billion laughs"); a stream is refused
-// once its conversion passes this many, which is far above any real set of manifests.
-constexpr std::size_t kMaxYamlValues = 1'000'000;
-
-bool digits(std::string_view s, bool (*is_digit)(char)) { return !s.empty() && std::all_of(s.begin(), s.end(), is_digit); }
-bool decimal(char c) { return c >= '0' && c <= '9'; }
-bool octal(char c) { return c >= '0' && c <= '7'; }
-bool hex(char c) { return decimal(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-
-// [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+, matched by hand: std::regex costs more than the rest
-// of the conversion together.
-bool core_schema_int(std::string_view s) {
-  if (s.rfind("0o", 0) == 0) return digits(s.substr(2), octal);
-  if (s.rfind("0x", 0) == 0) return digits(s.substr(2), hex);
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  return digits(s, decimal);
-}
-
-// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-bool core_schema_float(std::string_view s) {
-  std::size_t i = 0;
-  const auto skip_digits = [&] {
-    const std::size_t start = i;
-    while (i < s.size() && decimal(s[i])) ++i;
-    return i > start;
-  };
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    if (!skip_digits()) return false;
-  } else {
-    if (!skip_digits()) return false;
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      skip_digits();
-    }
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-    if (!skip_digits()) return false;
-  }
-  return i == s.size();
-}
-
-// YAML 1.2 core schema, which is what Kubernetes' sigs.k8s.io/yaml (through JSON) resolves.
-Json plain_scalar(const std::string& s) {
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (core_schema_int(s)) {
-    std::int64_t n = 0;
-    const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
-    int base = 10;
-    if (s.rfind("0o", 0) == 0) base = 8, begin += 2;
-    if (s.rfind("0x", 0) == 0) base = 16, begin += 2;
-    const auto res = std::from_chars(begin, s.data() + s.size(), n, base);
-    if (res.ec == std::errc() && res.ptr == s.data() + s.size()) return n;
-    return s;  // out of int64 range: keep the text rather than lose digits
-  }
-  if (core_schema_float(s)) {
-    try {
-      return std::stod(s);
-    } catch (const std::exception&) {
-      return s;
-    }
-  }
-  return s;
-}
-
-Mark mark_of(const YAML::Node& node) { return {node.Mark().line + 1, node.Mark().column + 1}; }
-
-std::string at(std::string_view source, const YAML::Node& node) {
-  const Mark m = mark_of(node);
-  return std::string(source) + ":" + std::to_string(m.line) + ":" + std::to_string(m.column);
-}
-
-// YAML nodes to Json, recording where each value is written when marks is set.
-class Converter {
- public:
-  Converter(std::string_view source, std::map<std::string, Mark, std::less<>>* marks, std::size_t& values)
-      : source_(source), marks_(marks), values_(values) {}
-
-  Result<Json> convert(const YAML::Node& node, int depth) {
-    if (depth > kMaxYamlDepth) {
-      return Failure{400, std::string(source_) + ": document nested deeper than " + std::to_string(kMaxYamlDepth) + " levels"};
-    }
-    if (++values_ > kMaxYamlValues) {
-      return Failure{400, at(source_, node) + ": more than " + std::to_string(kMaxYamlValues) +
-                              " values (aliases expanding without end?)"};
-    }
-    switch (node.Type()) {
-      case YAML::NodeType::Null:
-      case YAML::NodeType::Undefined:
-        return Json(nullptr);
-      case YAML::NodeType::Scalar:
-        // yaml-cpp passes invalid UTF-8 through; YAML text must be Unicode, kubectl refuses it,
-        // and a Json holding it could not be written.
-        if (!simdjson::validate_utf8(node.Scalar().data(), node.Scalar().size())) {
-          return Failure{400, at(source_, node) + ": not valid UTF-8"};
-        }
-        // A quoted scalar (tag "!") is always a string.
-        if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return Json(node.Scalar());
-        return plain_scalar(node.Scalar());
-      case YAML::NodeType::Sequence: {
-        Json out = Json::array();
-        std::size_t index = 0;
-        for (const auto& item : node) {
-          auto converted = member(std::to_string(index++), item, item, depth);
-          if (!converted.ok()) return converted;
-          out.push_back(std::move(converted).value());
-        }
-        return out;
-      }
-      case YAML::NodeType::Map: {
-        Json out = Json::object();
-        // ordered_json looks keys up linearly; appending to its vector after a hashed duplicate
-        // check keeps a mapping with many keys linear too.
-        auto& members = static_cast<Json::object_t::Container&>(out.get_ref<Json::object_t&>());
-        std::unordered_set<std::string> seen;
-        for (const auto& kv : node) {
-          if (!kv.first.IsScalar()) return Failure{400, at(source_, kv.first) + ": mapping keys must be scalars"};
-          const std::string& key = kv.first.Scalar();
-          if (!simdjson::validate_utf8(key.data(), key.size())) {
-            return Failure{400, at(source_, kv.first) + ": not valid UTF-8"};
-          }
-          // A plain << is YAML 1.1's merge key, which Kubernetes' reader expands and yaml-cpp
-          // would read as a field named "<<": refuse it rather than judge another object.
-          if (key == "<<" && kv.first.Tag() == "?") {
-            return Failure{400, at(source_, kv.first) + ": merge keys (<<) are not supported; write the fields out"};
-          }
-          // Kubernetes' decoder refuses a repeated key; taking either copy would hide a change.
-          if (!seen.insert(key).second) {
-            return Failure{400, at(source_, kv.first) + ": key " + field::go_quote(key) + " is repeated in this mapping"};
-          }
-          auto converted = member(key, kv.first, kv.second, depth);
-          if (!converted.ok()) return converted;
-          members.emplace_back(key, std::move(converted).value());
-        }
-        return out;
-      }
-    }
-    return Json(nullptr);
-  }
-
- private:
-  // Converts a member or element whose key (or the element itself) is at `marked`.
-  Result<Json> member(std::string_view token, const YAML::Node& marked, const YAML::Node& value, int depth) {
-    if (marks_ == nullptr) return convert(value, depth + 1);
-    const std::size_t length = pointer_.size();
-    append_pointer_token(pointer_, token);
-    marks_->emplace(pointer_, mark_of(marked));
-    auto converted = convert(value, depth + 1);
-    pointer_.resize(length);
-    return converted;
-  }
-
-  std::string_view source_;
-  std::map<std::string, Mark, std::less<>>* marks_;
-  std::size_t& values_;  // shared by the documents of one stream
-  std::string pointer_;
-};
-
-Result<std::vector<LocatedDocument>> parse_stream(std::string_view text, std::string_view source, bool keep_marks) {
-  std::vector<LocatedDocument> out;
-  std::size_t values = 0;
-  try {
-    for (const auto& doc : YAML::LoadAll(std::string(text))) {
-      LocatedDocument located;
-      Converter converter(source, keep_marks ? &located.marks : nullptr, values);
-      auto converted = converter.convert(doc, 0);
-      if (!converted.ok()) return converted.failure();
-      if (converted.value().is_null()) continue;
-      located.value = std::move(converted).value();
-      if (keep_marks) located.marks.emplace("", mark_of(doc));
-      out.push_back(std::move(located));
-    }
-  } catch (const YAML::DeepRecursion& e) {
-    // yaml-cpp stops itself a few hundred levels deep, with the unhelpful message "bad file".
-    return Failure{400, std::string(source) + ":" + std::to_string(e.mark.line + 1) + ":" +
-                            std::to_string(e.mark.column + 1) + ": document nested too deeply"};
-  } catch (const YAML::Exception& e) {
-    return Failure{400, std::string(source) + ":" + std::to_string(e.mark.line + 1) + ":" +
-                            std::to_string(e.mark.column + 1) + ": " + e.msg};
-  } catch (const std::exception& e) {
-    return Failure{400, std::string(source) + ": " + e.what()};
-  }
-  return out;
-}
 
 // A string is written plain only when reading it back gives the same string.
 bool needs_quotes(const std::string& s) {
@@ -273,15 +73,16 @@ Result<std::string> read_input(const std::string& path) {
 }
 
 Result<std::vector<Json>> parse_yaml_documents(std::string_view text, std::string_view source) {
-  return parse_yaml_events(text, source);
+  auto located = read_yaml_stream(text, source, false);
+  if (!located.ok()) return located.failure();
+  std::vector<Json> documents;
+  documents.reserve(located.value().size());
+  for (auto& document : located.value()) documents.push_back(std::move(document.value));
+  return documents;
 }
 
 Result<std::vector<LocatedDocument>> parse_located_documents(std::string_view text, std::string_view source) {
-  // The event reader vets the text first: YAML::LoadAll, which the marks need, never returns on
-  // some malformed input.
-  const auto vetted = parse_yaml_events(text, source);
-  if (!vetted.ok()) return vetted.failure();
-  return parse_stream(text, source, true);
+  return read_yaml_stream(text, source, true);
 }
 
 std::string to_yaml(const Json& value) {

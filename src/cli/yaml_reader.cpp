@@ -1,4 +1,4 @@
-// parse_yaml_events (cli/yaml_events_internal.h): YAML text to Json, straight from yaml-cpp's
+// read_yaml_stream (cli/yaml_reader_internal.h): YAML text to Json, straight from yaml-cpp's
 // parser events. yaml-cpp's own YAML::LoadAll is not used: on some malformed input (a stray ","
 // before a flow collection) it loops forever, allocating a null document per turn (yaml-cpp
 // issue 1040, fixed after 0.8). Building from events also lets aliases be expanded under a
@@ -15,7 +15,8 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cli/yaml_events_internal.h"
+#include "cli/pointer_internal.h"
+#include "cli/yaml_reader_internal.h"
 #include "jobset_webhook/field/value.h"
 
 namespace jobset_webhook::cli {
@@ -73,7 +74,8 @@ bool is_core_float(std::string_view s) {
   return i == s.size();
 }
 
-// YAML 1.2 core schema, which is what Kubernetes' sigs.k8s.io/yaml (through JSON) resolves.
+}  // namespace
+
 Json plain_scalar(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
@@ -98,35 +100,40 @@ Json plain_scalar(const std::string& s) {
   return s;
 }
 
+namespace {
+
 std::string position(std::string_view source, const YAML::Mark& mark) {
   return std::string(source) + ":" + std::to_string(mark.line + 1) + ":" +
          std::to_string(mark.column + 1);
 }
 
+Mark mark_of(const YAML::Mark& mark) { return {mark.line + 1, mark.column + 1}; }
+
 // Builds Json documents from parser events. The first problem is kept and every later event
 // ignored; the caller stops at the end of the document.
 class JsonBuilder : public YAML::EventHandler {
  public:
-  JsonBuilder(std::string_view source, std::size_t max_values)
-      : source_(source), max_values_(max_values) {}
+  JsonBuilder(std::string_view source, std::size_t max_values, bool keep_marks)
+      : source_(source), max_values_(max_values), keep_marks_(keep_marks) {}
 
   const std::optional<Failure>& failure() const { return failure_; }
-  std::vector<Json>& documents() { return documents_; }
+  std::vector<LocatedDocument>& documents() { return documents_; }
 
   void OnDocumentStart(const YAML::Mark& mark) override {
     // The LoadAll bug: a document that starts where the previous one did consumed nothing.
     if (last_start_ && *last_start_ == mark.pos) fail(mark, "not valid YAML here");
     last_start_ = mark.pos;
-    root_ = nullptr;
+    document_ = {};
     anchors_.clear();  // anchors belong to their document
   }
 
   void OnDocumentEnd() override {
-    if (!failure_ && !root_.is_null()) documents_.push_back(std::move(root_));
+    if (!failure_ && !document_.value.is_null()) documents_.push_back(std::move(document_));
   }
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     if (failure_ || !count(mark, 1) || !not_a_key(mark)) return;
+    mark_value(mark);
     complete(nullptr, anchor, 1);
   }
 
@@ -136,6 +143,7 @@ class JsonBuilder : public YAML::EventHandler {
     // An alias inside its own anchor would be a cycle, which JSON cannot hold.
     if (it == anchors_.end()) return fail(mark, "an alias refers to a node that contains it");
     if (!count(mark, it->second.values)) return;
+    mark_value(mark);
     complete(it->second.value, 0, it->second.values);
   }
 
@@ -145,6 +153,7 @@ class JsonBuilder : public YAML::EventHandler {
     // YAML is Unicode; yaml-cpp passes invalid bytes through, Kubernetes' reader refuses them.
     if (!simdjson::validate_utf8(value.data(), value.size())) return fail(mark, "not valid UTF-8");
     if (awaiting_key()) return take_key(mark, tag, value);
+    mark_value(mark);
     // "!" is yaml-cpp's tag for a quoted scalar, which is always a string.
     complete(tag == "!" || tag == "tag:yaml.org,2002:str" ? Json(value) : plain_scalar(value),
              anchor, 1);
@@ -170,6 +179,9 @@ class JsonBuilder : public YAML::EventHandler {
     std::optional<std::string> key;
     // Json's ordered map finds keys by a linear search: the set keeps a wide map linear.
     std::unordered_set<std::string> keys;
+    // With marks: the collection's JSON pointer, and where the pending key is written.
+    std::string pointer;
+    Mark key_mark;
   };
   struct Anchored {
     Json value;
@@ -207,6 +219,27 @@ class JsonBuilder : public YAML::EventHandler {
     Frame& map = stack_.back();
     if (!map.keys.insert(key).second) return fail(mark, "duplicate key " + field::go_quote(key));
     map.key = key;
+    map.key_mark = mark_of(mark);
+  }
+
+  // Records where the value that begins now is written: a mapping member at its key, a list
+  // element at its first character, the document at its root. Returns the value's pointer.
+  std::string mark_value(const YAML::Mark& mark) {
+    if (!keep_marks_) return {};
+    if (stack_.empty()) {
+      document_.marks.emplace("", mark_of(mark));
+      return {};
+    }
+    const Frame& parent = stack_.back();
+    std::string pointer = parent.pointer;
+    if (parent.value.is_array()) {
+      append_pointer_token(pointer, std::to_string(parent.value.size()));
+      document_.marks.emplace(pointer, mark_of(mark));
+    } else {
+      append_pointer_token(pointer, *parent.key);
+      document_.marks.emplace(pointer, parent.key_mark);
+    }
+    return pointer;
   }
 
   void open(const YAML::Mark& mark, Json empty, YAML::anchor_t anchor) {
@@ -214,7 +247,8 @@ class JsonBuilder : public YAML::EventHandler {
     if (stack_.size() >= kMaxYamlDepth) {
       return fail(mark, "document nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
     }
-    stack_.push_back({std::move(empty), anchor, values_ - 1, std::nullopt, {}});
+    std::string pointer = mark_value(mark);
+    stack_.push_back({std::move(empty), anchor, values_ - 1, std::nullopt, {}, std::move(pointer), {}});
   }
 
   void close() {
@@ -229,7 +263,7 @@ class JsonBuilder : public YAML::EventHandler {
   void complete(Json value, YAML::anchor_t anchor, std::size_t values) {
     if (anchor != 0) anchors_[anchor] = {value, values};
     if (stack_.empty()) {
-      root_ = std::move(value);
+      document_.value = std::move(value);
       return;
     }
     Frame& top = stack_.back();
@@ -243,19 +277,21 @@ class JsonBuilder : public YAML::EventHandler {
 
   std::string_view source_;
   std::size_t max_values_;
+  bool keep_marks_;
   std::size_t values_ = 0;
   std::optional<Failure> failure_;
   std::optional<int> last_start_;
   std::vector<Frame> stack_;
   std::unordered_map<YAML::anchor_t, Anchored> anchors_;
-  Json root_;
-  std::vector<Json> documents_;
+  LocatedDocument document_;
+  std::vector<LocatedDocument> documents_;
 };
 
 }  // namespace
 
-Result<std::vector<Json>> parse_yaml_events(std::string_view text, std::string_view source) {
-  JsonBuilder builder(source, text.size() + kAliasAllowance);
+Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text, std::string_view source,
+                                                      bool keep_marks) {
+  JsonBuilder builder(source, text.size() + kAliasAllowance, keep_marks);
   try {
     std::istringstream stream{std::string(text)};
     YAML::Parser parser(stream);

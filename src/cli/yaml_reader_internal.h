@@ -1,0 +1,27 @@
+#pragma once
+
+// The YAML reader that every YAML input goes through: it builds Json from yaml-cpp's parser events
+// and refuses what Kubernetes' reader refuses or would read differently (invalid UTF-8, duplicate
+// and merge keys, aliases past a budget, deep nesting), and the inputs on which yaml-cpp's
+// YAML::LoadAll never returns. Failure names the source, line and column. Never throws.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/result.h"
+
+namespace jobset_webhook::cli {
+
+// Every non-empty document of the stream; with keep_marks, where each of its values is written
+// (LocatedDocument::marks), else no marks.
+Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text, std::string_view source,
+                                                      bool keep_marks);
+
+// An unquoted scalar as the YAML 1.2 core schema resolves it, which is what Kubernetes'
+// sigs.k8s.io/yaml (through JSON) does: true/false, null/~/"", integers, floats, else a string.
+Json plain_scalar(const std::string& s);
+
+}  // namespace jobset_webhook::cli
