@@ -179,7 +179,7 @@ Spawned spawn_serve(const t::Pki& pki) {
   s.log_file = (t::fresh_temp_dir("serve-log") / "stderr").string();
   std::vector<std::string> args = {
       JOBSET_WEBHOOK_BINARY, "serve", "--bind",     "127.0.0.1",     "--port", "0",
-      "--health-port",       "0",     "--cert-dir", pki.dir.string()};
+      "--health-port",       "0",     "--metrics-port", "0", "--cert-dir", pki.dir.string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
