@@ -1,5 +1,7 @@
 #include "jobset_webhook/server/routes.h"
 
+#include <exception>
+
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/server/access_log.h"
 #include "jobset_webhook/server/request_checks.h"
@@ -69,38 +71,37 @@ Result<std::string> read_body(const Request& req, const ContentReader& reader,
   return body;
 }
 
-// Judges the body with options.answer_review. An exception from it is a bug (or memory ran out):
-// that request gets a 500, never an AdmissionReview that could say allowed: true, and the
-// connection and the process carry on.
-Result<admission::ReviewAnswer> judge(const std::string& body, const ServerOptions& options,
-                                      Hook hook, ServerMetrics& metrics, const Log& log) {
-  std::string what;
+// An exception out of a handler is a bug (or memory ran out): that request gets a 500, never an
+// AdmissionReview that could say allowed: true, and the connection and the process carry on.
+void answer_internal_error(Response& res, ServerMetrics& metrics, const Log& log) {
+  std::string what = "unknown exception";
   try {
-    return options.answer_review(body, options.policy, hook);
+    throw;
   } catch (const std::exception& e) {
     what = e.what();
   } catch (...) {
-    what = "unknown exception";
   }
   metrics.count_panic();
   log.error("internal error while judging a review; answered 500", {{"error", what}});
-  return Failure{500, "internal error: " + what};
+  res.headers.clear();
+  res.body.clear();
+  refuse(res, Failure{500, "internal error: " + what});
 }
 
 void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook,
-            std::size_t route, const ServerOptions& options, ServerMetrics& metrics,
-            const Log& log) {
+            std::size_t route, const ServerOptions& options, ServerMetrics& metrics) {
   const auto in_flight = metrics.in_flight(route);
   auto* conn = current_connection();
   const auto deadline = conn != nullptr ? conn->request.deadline : std::nullopt;
+  // Until the whole body is read, any way out of here (a refusal, an exception) leaves the rest
+  // of it unread on the connection, which must then close.
+  if (conn != nullptr) conn->close_after_response = true;
   auto body = read_body(req, reader, options.max_request_bytes, deadline);
-  if (!body.ok()) {
-    if (conn != nullptr) conn->close_after_response = true;  // the rest of the body is still unread
-    return refuse(res, body.failure());
-  }
+  if (!body.ok()) return refuse(res, body.failure());
+  if (conn != nullptr) conn->close_after_response = false;
   if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req));
   const auto judging = Clock::now();
-  auto reply = judge(body.value(), options, hook, metrics, log);
+  auto reply = options.answer_review(body.value(), options.policy, hook);
   if (!reply.ok()) return refuse(res, reply.failure());
   metrics.count_review(route, reply.value().summary, Clock::now() - judging);
   if (conn != nullptr) conn->request.review = reply.value().summary;
@@ -134,7 +135,11 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
     server.Post(std::string(path), [&options, &metrics, &log, hook = hook, route](
                                        const Request& req, Response& res,
                                        const ContentReader& reader) {
-      answer(req, res, reader, hook, route, options, metrics, log);
+      try {
+        answer(req, res, reader, hook, route, options, metrics);
+      } catch (...) {
+        answer_internal_error(res, metrics, log);
+      }
     });
   }
   // httplib calls the logger once the response is written: the access-log line and the request's
