@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
 
   cli::ServeOptions serve;
   auto* serve_cmd = app.add_subcommand("serve", "Serve the admission webhooks over HTTPS until SIGTERM or SIGINT");
-  serve_cmd->add_option("--bind", serve.bind, "Address to listen on (HTTPS and health)")->capture_default_str();
+  serve_cmd->add_option("--bind", serve.bind, "Address to listen on (HTTPS, health and metrics)")->capture_default_str();
   serve_cmd->add_option("--port", serve.port, "HTTPS port of the webhooks; 0 picks a free port")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
@@ -78,11 +78,17 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--health-port", serve.health_port, "Plain-HTTP port of /healthz and /readyz; 0 picks a free port")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
+  serve_cmd->add_option("--metrics-port", serve.metrics_port, "Plain-HTTP port of /metrics (Prometheus); 0 disables it")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
   serve_cmd->add_option("--shutdown-grace", serve.shutdown_grace,
                         "On SIGTERM, how long requests in flight may take to finish (e.g. 25s)")
       ->capture_default_str();
   serve_cmd->add_option("--log-level", serve.log_level, "debug, info (one line per request), warn or error")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+      ->capture_default_str();
+  serve_cmd->add_option("--log-format", serve.log_format, "json (one object per line) or text (for people)")
+      ->check(CLI::IsMember({"json", "text"}))
       ->capture_default_str();
 
   try {

@@ -102,6 +102,9 @@ std::string bad_request(const Envelope& env, std::string_view message) {
 std::string decision_response(const Envelope& env, std::string_view name, const Decision& decision, Hook hook) {
   env.summary->allowed = decision.allowed;
   env.summary->code = decision.allowed ? 200 : 422;
+  if (!decision.allowed) {
+    for (const auto& e : field::deduplicated(decision.errors)) env.summary->denied_fields.push_back(e.field);
+  }
   Json response = Json::object();
   response["uid"] = env.uid;
   response["allowed"] = decision.allowed;

@@ -3,6 +3,7 @@
 #include "jobset_webhook/cli/commands.h"
 #include "jobset_webhook/cli/documents.h"
 #include "jobset_webhook/server/duration.h"
+#include "jobset_webhook/server/endpoints.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/run.h"
 
@@ -11,8 +12,8 @@ namespace {
 
 namespace srv = jobset_webhook::server;
 
-std::string in_dir(const std::string& dir, const std::string& file) {
-  return dir.empty() || dir.back() == '/' ? dir + file : dir + "/" + file;
+std::string in_dir(const std::string& dir, std::string_view file) {
+  return dir.empty() || dir.back() == '/' ? dir + std::string(file) : dir + "/" + std::string(file);
 }
 
 // The checked options; Failure names the flag.
@@ -21,10 +22,13 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
   options.bind_address = flags.bind;
   options.port = flags.port;
   options.health_port = flags.health_port;
+  // 0 turns the metrics listener off (as controller-runtime's --metrics-bind-address=0 does),
+  // where the other ports take 0 as "any free port".
+  options.metrics_port = flags.metrics_port == 0 ? std::nullopt : std::optional(flags.metrics_port);
   options.tls.cert_file =
-      flags.tls_cert_file.empty() ? in_dir(flags.cert_dir, "tls.crt") : flags.tls_cert_file;
+      flags.tls_cert_file.empty() ? in_dir(flags.cert_dir, srv::kCertFileName) : flags.tls_cert_file;
   options.tls.private_key_file = flags.tls_private_key_file.empty()
-                                     ? in_dir(flags.cert_dir, "tls.key")
+                                     ? in_dir(flags.cert_dir, srv::kKeyFileName)
                                      : flags.tls_private_key_file;
   options.tls.client_ca_file = flags.client_ca_file;
   options.min_tls_version =
@@ -49,7 +53,8 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
 }  // namespace
 
 int serve(const ServeOptions& flags) {
-  const srv::Log log(srv::parse_log_level(flags.log_level).value_or(srv::LogLevel::kInfo));
+  const srv::Log log(srv::parse_log_level(flags.log_level).value_or(srv::LogLevel::kInfo), {},
+                     srv::parse_log_format(flags.log_format).value_or(srv::LogFormat::kJson));
   const auto options = server_options(flags);
   if (!options.ok()) {
     log.error("cannot serve", {{"error", options.failure().message}});

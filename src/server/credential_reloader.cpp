@@ -50,28 +50,35 @@ struct CredentialReloader::Watched {
   std::vector<FileIdentity> seen;  // the identities last loaded or refused
 };
 
-CredentialReloader::CredentialReloader(const TlsFiles& files, const Log& log)
+CredentialReloader::CredentialReloader(const TlsFiles& files, const Log& log,
+                                       ServerMetrics& metrics)
     : files_(files),
       log_(log),
+      metrics_(metrics),
       serving_seen_(
           std::make_unique<Watched>(Watched{{files.cert_file, files.private_key_file}, {}})),
       ca_seen_(std::make_unique<Watched>(Watched{{files.client_ca_file}, {}})) {}
 
 Result<std::unique_ptr<CredentialReloader>> CredentialReloader::start(
-    const TlsFiles& files, std::chrono::milliseconds interval, const Log& log) {
-  std::unique_ptr<CredentialReloader> reloader(new CredentialReloader(files, log));
+    const TlsFiles& files, std::chrono::milliseconds interval, const Log& log,
+    ServerMetrics& metrics) {
+  std::unique_ptr<CredentialReloader> reloader(new CredentialReloader(files, log, metrics));
   reloader->serving_seen_->seen = identify(reloader->serving_seen_->paths);
   auto certificate = load_serving_certificate(files.cert_file, files.private_key_file);
+  metrics.count_certificate_read(certificate.ok());
   if (!certificate.ok()) return certificate.failure();
   reloader->certificate_ = certificate.value();
+  metrics.set_certificate_expiry(files.cert_file, certificate.value()->not_after_unix);
   log.info("loaded TLS certificate", {{"certFile", files.cert_file},
                                       {"subject", certificate.value()->subject},
                                       {"notAfter", certificate.value()->not_after}});
   if (!files.client_ca_file.empty()) {
     reloader->ca_seen_->seen = identify(reloader->ca_seen_->paths);
     auto ca = load_client_ca(files.client_ca_file);
+    metrics.count_certificate_read(ca.ok());
     if (!ca.ok()) return ca.failure();
     reloader->client_ca_ = ca.value();
+    metrics.set_certificate_expiry(files.client_ca_file, ca.value()->not_after_unix);
     log.info("loaded client CA",
              {{"clientCAFile", files.client_ca_file}, {"certificates", ca.value()->certificates}});
   }
@@ -117,6 +124,7 @@ void CredentialReloader::check() {
     auto loaded = load();
     if (identify(watched.paths) != before) return;
     watched.seen = before;
+    metrics_.count_certificate_read(loaded.ok());
     if (loaded.ok()) {
       publish(loaded.value());
     } else {
@@ -133,6 +141,7 @@ void CredentialReloader::check() {
           std::lock_guard lock(mutex_);
           certificate_ = next;
         }
+        metrics_.set_certificate_expiry(files_.cert_file, next->not_after_unix);
         log_.info("reloaded TLS certificate", {{"certFile", files_.cert_file},
                                                {"subject", next->subject},
                                                {"notAfter", next->not_after}});
@@ -146,6 +155,7 @@ void CredentialReloader::check() {
           std::lock_guard lock(mutex_);
           client_ca_ = next;
         }
+        metrics_.set_certificate_expiry(files_.client_ca_file, next->not_after_unix);
         log_.info("reloaded client CA",
                   {{"clientCAFile", files_.client_ca_file}, {"certificates", next->certificates}});
       },

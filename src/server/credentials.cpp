@@ -77,6 +77,12 @@ std::string not_after_of(X509* cert) {
   return text;
 }
 
+std::int64_t not_after_unix_of(X509* cert) {
+  std::tm t{};
+  if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &t) != 1) return 0;
+  return static_cast<std::int64_t>(timegm(&t));
+}
+
 }  // namespace
 
 ServingCertificate::~ServingCertificate() {
@@ -119,6 +125,7 @@ Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(
   }
   loaded->subject = subject_of(loaded->leaf);
   loaded->not_after = not_after_of(loaded->leaf);
+  loaded->not_after_unix = not_after_unix_of(loaded->leaf);
   return std::shared_ptr<const ServingCertificate>(std::move(loaded));
 }
 
@@ -132,6 +139,9 @@ Result<std::shared_ptr<const ClientCa>> load_client_ca(const std::string& ca_fil
   loaded->store = X509_STORE_new();
   loaded->names = sk_X509_NAME_new_null();
   for (X509* cert : certs.value()) {
+    const auto not_after = not_after_unix_of(cert);
+    if (loaded->not_after_unix == 0 || not_after < loaded->not_after_unix)
+      loaded->not_after_unix = not_after;
     X509_STORE_add_cert(loaded->store, cert);  // takes its own reference
     sk_X509_NAME_push(loaded->names, X509_NAME_dup(X509_get_subject_name(cert)));
     X509_free(cert);

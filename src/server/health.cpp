@@ -1,30 +1,14 @@
 #include "jobset_webhook/server/health.h"
 
-#include <sys/socket.h>
-
-#include "jobset_webhook/server/connection_threads.h"
+#include "jobset_webhook/server/endpoints.h"
 
 namespace jobset_webhook::server {
-namespace {
-
-// Probes open a connection each; a few threads are plenty, and more would only be held by clients
-// that keep connections open.
-constexpr std::size_t kHealthThreads = 16;
-
-}  // namespace
 
 HealthServer::HealthServer() {
-  server_.new_task_queue = [] { return new ConnectionThreads(kHealthThreads); };
-  // Without httplib's SO_REUSEPORT default: a port in use must fail to bind.
-  server_.set_socket_options([](socket_t sock) {
-    const int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  server_.set_keep_alive_timeout(1);
-  server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+  http_.http().Get(std::string(kHealthzPath), [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
-  server_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  http_.http().Get(std::string(kReadyzPath), [this](const httplib::Request&, httplib::Response& res) {
     if (ready_) {
       res.set_content("ok\n", "text/plain");
     } else {
@@ -32,27 +16,6 @@ HealthServer::HealthServer() {
       res.set_content("not ready\n", "text/plain");
     }
   });
-}
-
-HealthServer::~HealthServer() { stop(); }
-
-int HealthServer::start(const std::string& host, int port) {
-  const int bound =
-      port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
-  if (bound < 0) return -1;
-  thread_ = std::thread([this] {
-    server_.listen_after_bind();
-    listen_returned_ = true;
-  });
-  // stop() acts only on a running server, so return once the loop runs (or has already failed).
-  while (!server_.is_running() && !listen_returned_) std::this_thread::yield();
-  return bound;
-}
-
-void HealthServer::stop() {
-  if (!thread_.joinable()) return;
-  server_.stop();
-  thread_.join();
 }
 
 }  // namespace jobset_webhook::server

@@ -22,6 +22,21 @@ constexpr std::string_view level_name(LogLevel level) {
   return "info";
 }
 
+// A text-format value: bare when it reads unambiguously, JSON-quoted otherwise.
+std::string text_value(const Json& value) {
+  if (!value.is_string()) return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  const auto& s = value.get_ref<const std::string&>();
+  bool bare = !s.empty();
+  for (const char c : s) {
+    if (c == ' ' || c == '"' || c == '=' || c == '\\' || static_cast<unsigned char>(c) < 0x20 ||
+        c == 0x7f) {
+      bare = false;
+      break;
+    }
+  }
+  return bare ? s : value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 // One write(2) per line: stderr is unbuffered, and a line written in pieces could interleave with
 // another thread's.
 void write_to_stderr(std::string_view line) {
@@ -41,6 +56,31 @@ std::optional<LogLevel> parse_log_level(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<LogFormat> parse_log_format(std::string_view text) {
+  if (text == "json") return LogFormat::kJson;
+  if (text == "text") return LogFormat::kText;
+  return std::nullopt;
+}
+
+std::string format_text_line(std::string_view time, LogLevel level, std::string_view message,
+                             const Json& fields) {
+  std::string line(time);
+  line += ' ';
+  for (const char c : level_name(level)) line += static_cast<char>(c - 'a' + 'A');
+  line += ' ';
+  line += message;
+  if (fields.is_object()) {
+    for (const auto& [key, value] : fields.items()) {
+      line += ' ';
+      line += key;
+      line += '=';
+      line += text_value(value);
+    }
+  }
+  line += '\n';
+  return line;
+}
+
 std::string format_log_time(std::chrono::system_clock::time_point t) {
   using namespace std::chrono;
   const auto micros = duration_cast<microseconds>(t.time_since_epoch()).count();
@@ -54,12 +94,17 @@ std::string format_log_time(std::chrono::system_clock::time_point t) {
   return text;
 }
 
-Log::Log(LogLevel level, Sink sink)
-    : level_(level), sink_(sink ? std::move(sink) : Sink(write_to_stderr)) {}
+Log::Log(LogLevel level, Sink sink, LogFormat format)
+    : level_(level), sink_(sink ? std::move(sink) : Sink(write_to_stderr)), format_(format) {}
 
 void Log::write(LogLevel level, std::string_view message, const Json& fields) const {
   if (!enabled(level)) return;
   try {
+    if (format_ == LogFormat::kText) {
+      sink_(format_text_line(format_log_time(std::chrono::system_clock::now()), level, message,
+                             fields));
+      return;
+    }
     Json line = Json::object();
     line["time"] = format_log_time(std::chrono::system_clock::now());
     line["level"] = level_name(level);

@@ -1,5 +1,7 @@
 #include "jobset_webhook/server/routes.h"
 
+#include <exception>
+
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/server/access_log.h"
 #include "jobset_webhook/server/request_checks.h"
@@ -69,18 +71,39 @@ Result<std::string> read_body(const Request& req, const ContentReader& reader,
   return body;
 }
 
+// An exception out of a handler is a bug (or memory ran out): that request gets a 500, never an
+// AdmissionReview that could say allowed: true, and the connection and the process carry on.
+void answer_internal_error(Response& res, ServerMetrics& metrics, const Log& log) {
+  std::string what = "unknown exception";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  metrics.count_panic();
+  log.error("internal error while judging a review; answered 500", {{"error", what}});
+  res.headers.clear();
+  res.body.clear();
+  refuse(res, Failure{500, "internal error: " + what});
+}
+
 void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook,
-            const Policy& policy, std::size_t max_request_bytes) {
+            std::size_t route, const ServerOptions& options, ServerMetrics& metrics) {
+  const auto in_flight = metrics.in_flight(route);
   auto* conn = current_connection();
   const auto deadline = conn != nullptr ? conn->request.deadline : std::nullopt;
-  auto body = read_body(req, reader, max_request_bytes, deadline);
-  if (!body.ok()) {
-    if (conn != nullptr) conn->close_after_response = true;  // the rest of the body is still unread
-    return refuse(res, body.failure());
-  }
+  // Until the whole body is read, any way out of here (a refusal, an exception) leaves the rest
+  // of it unread on the connection, which must then close.
+  if (conn != nullptr) conn->close_after_response = true;
+  auto body = read_body(req, reader, options.max_request_bytes, deadline);
+  if (!body.ok()) return refuse(res, body.failure());
+  if (conn != nullptr) conn->close_after_response = false;
   if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req));
-  auto reply = admission::answer_review(body.value(), policy, hook);
+  const auto judging = Clock::now();
+  auto reply = options.answer_review(body.value(), options.policy, hook);
   if (!reply.ok()) return refuse(res, reply.failure());
+  metrics.count_review(route, reply.value().summary, Clock::now() - judging);
   if (conn != nullptr) conn->request.review = reply.value().summary;
   res.status = 200;
   res.body = std::move(reply.value().body);
@@ -89,8 +112,9 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
 
 }  // namespace
 
-void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_request_bytes,
+void install_routes(HttpsServer& server, const ServerOptions& options, ServerMetrics& metrics,
                     const Log& log) {
+  const std::size_t max_request_bytes = options.max_request_bytes;
   // curl and others send Expect: 100-continue before a large body; refuse from the head there too,
   // so that the body is never sent.
   server.set_expect_100_continue_handler([max_request_bytes](const Request& req, Response& res) {
@@ -105,28 +129,36 @@ void install_routes(HttpsServer& server, const Policy& policy, std::size_t max_r
     refuse(res, *problem);
     return httplib::Server::HandlerResponse::Handled;
   });
-  server.Post(
-      std::string(kValidatePath),
-      [&policy, max_request_bytes](const Request& req, Response& res, const ContentReader& reader) {
-        answer(req, res, reader, Hook::kValidating, policy, max_request_bytes);
-      });
-  server.Post(
-      std::string(kMutatePath),
-      [&policy, max_request_bytes](const Request& req, Response& res, const ContentReader& reader) {
-        answer(req, res, reader, Hook::kMutating, policy, max_request_bytes);
-      });
-  server.set_logger([&log](const Request& req, const Response& res) {
+  for (const auto& [path, hook] : {std::pair{kValidatePath, Hook::kValidating},
+                                   std::pair{kMutatePath, Hook::kMutating}}) {
+    const std::size_t route = ServerMetrics::route_of(path).value();
+    server.Post(std::string(path), [&options, &metrics, &log, hook = hook, route](
+                                       const Request& req, Response& res,
+                                       const ContentReader& reader) {
+      try {
+        answer(req, res, reader, hook, route, options, metrics);
+      } catch (...) {
+        answer_internal_error(res, metrics, log);
+      }
+    });
+  }
+  // httplib calls the logger once the response is written: the access-log line and the request's
+  // count and latency.
+  server.set_logger([&log, &metrics](const Request& req, const Response& res) {
     AccessRecord record;
     record.method = req.method;
     record.path = req.path;
     record.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
     record.code = res.status;
+    Clock::duration latency{};
     if (const auto* conn = current_connection()) {
-      record.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                              Clock::now() - conn->request.started)
-                              .count();
+      latency = Clock::now() - conn->request.started;
+      record.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
       record.review = conn->request.review;
       record.error = conn->request.error;
+    }
+    if (const auto route = ServerMetrics::route_of(req.path)) {
+      metrics.count_request(*route, res.status, latency);
     }
     log_access(log, record);
   });

@@ -19,13 +19,13 @@ Failure cannot_listen(const std::string& host, int port, int error) {
 }  // namespace
 
 AdmissionServer::AdmissionServer(const ServerOptions& options, const Log& log)
-    : options_(options), log_(log) {}
+    : options_(options), log_(log), metrics_(std::make_unique<ServerMetrics>()) {}
 
 Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOptions& options,
                                                                 const Log& log) {
   std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<AdmissionServer> s(new AdmissionServer(options, log));
-  auto reloader = CredentialReloader::start(options.tls, options.reload_interval, log);
+  auto reloader = CredentialReloader::start(options.tls, options.reload_interval, log, *s->metrics_);
   if (!reloader.ok()) return reloader.failure();
   s->reloader_ = std::move(reloader.value());
 
@@ -35,7 +35,7 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
     return Failure{
         400, std::string("cannot set up TLS: ") + (reason != nullptr ? reason : "unknown error")};
   }
-  install_routes(*s->https_, s->options_.policy, options.max_request_bytes, log);
+  install_routes(*s->https_, s->options_, *s->metrics_, log);
   errno = 0;
   s->port_ = s->https_->bind(options.bind_address, options.port);
   if (s->port_ < 0) return cannot_listen(options.bind_address, options.port, errno);
@@ -43,6 +43,12 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
   errno = 0;
   s->health_port_ = s->health_->start(options.bind_address, options.health_port);
   if (s->health_port_ < 0) return cannot_listen(options.bind_address, options.health_port, errno);
+  if (options.metrics_port) {
+    s->metrics_server_ = std::make_unique<MetricsServer>(*s->metrics_);
+    errno = 0;
+    s->metrics_port_ = s->metrics_server_->start(options.bind_address, *options.metrics_port);
+    if (s->metrics_port_ < 0) return cannot_listen(options.bind_address, *options.metrics_port, errno);
+  }
 
   s->listen_thread_ = std::thread([raw = s.get()] {
     raw->https_->listen_after_bind();
@@ -63,6 +69,7 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
       {{"address", options.bind_address},
        {"port", s->port_},
        {"healthPort", s->health_port_},
+       {"metricsPort", s->metrics_port_ >= 0 ? Json(s->metrics_port_) : Json("disabled")},
        {"minTLSVersion", options.min_tls_version == TlsVersion::k1_3 ? "1.3" : "1.2"},
        {"clientCertificates", options.tls.client_ca_file.empty() ? "not requested" : "required"},
        {"maxRequestBytes", options.max_request_bytes}});
@@ -96,6 +103,7 @@ bool AdmissionServer::shutdown(std::chrono::milliseconds grace) {
   }
   listen_thread_.join();
   health_->stop();
+  if (metrics_server_) metrics_server_->stop();
   log_.info("stopped");
   return true;
 }

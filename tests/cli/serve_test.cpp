@@ -15,7 +15,7 @@ TEST_CASE("serve --help lists every flag with its default", "[cli][serve]") {
   for (const char* flag :
        {"--bind", "--port", "--cert-dir", "--tls-cert-file", "--tls-private-key-file",
         "--client-ca-file", "--tls-min-version", "--config", "--max-request-bytes", "--health-port",
-        "--shutdown-grace", "--log-level"}) {
+        "--metrics-port", "--shutdown-grace", "--log-level", "--log-format"}) {
     DYNAMIC_SECTION(flag) { CHECK(r.out.find(flag) != std::string::npos); }
   }
   CHECK(r.out.find("9443") != std::string::npos);
@@ -32,6 +32,8 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
   const std::vector<Case> cases = {
       {"TLS 1.1", "--tls-min-version 1.1", ""},
       {"bad log level", "--log-level loud", ""},
+      {"bad log format", "--log-format xml", ""},
+      {"metrics port out of range", "--metrics-port 65536", ""},
       {"zero body limit", "--max-request-bytes 0", ""},
       {"bad grace", "--shutdown-grace soon", "--shutdown-grace: not a duration such as 25s: soon"},
       {"endless grace", "--shutdown-grace 1000h", "--shutdown-grace: at most 24h, got 1000h"},
@@ -45,7 +47,7 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
-      const auto r = run_cli("serve --bind 127.0.0.1 --port 0 --health-port 0 " + c.args);
+      const auto r = run_cli("serve --bind 127.0.0.1 --port 0 --health-port 0 --metrics-port 0 " + c.args);
       CHECK(r.exit_code == 2);
       if (!c.error.empty()) {
         const auto line = Json::parse(r.err);
@@ -55,4 +57,12 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
       }
     }
   }
+}
+
+TEST_CASE("serve --log-format text writes its lines for people", "[cli][serve][log]") {
+  const auto r = run_cli("serve --port 0 --health-port 0 --metrics-port 0 --log-format text --cert-dir /nonexistent");
+  CHECK(r.exit_code == 2);
+  REQUIRE(r.err.size() > 28);
+  CHECK(r.err.substr(27) ==
+        " ERROR cannot serve error=\"cannot read /nonexistent/tls.crt: No such file or directory\"\n");
 }

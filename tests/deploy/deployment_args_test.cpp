@@ -70,7 +70,7 @@ TEST_CASE("serve starts with the Deployment's arguments and the shipped policy, 
   int replaced = 0;
   const auto argv = local_equivalents(deployment_args(), cert_dir, policy_file, &replaced);
   CHECK(argv.at(1) == "serve");
-  CHECK(replaced >= 5);  // --bind, --port, --health-port, --cert-dir, --config at least
+  CHECK(replaced >= 6);  // --bind, --port, --health-port, --metrics-port, --cert-dir, --config
   ServeProcess serve(argv);
   const Json serving = serve.wait_serving();
   INFO(slurp(serve.log_file()));

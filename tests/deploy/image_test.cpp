@@ -98,7 +98,8 @@ TEST_CASE("The image's filesystem holds the binary, its libraries and a user, an
     CHECK(certs.exit_code == 0);
     // And serves with them: the kubelet's liveness and readiness probes answer.
     ServeProcess serve({"chroot", "--userspec=65532:65532", rootfs.string(), "/usr/local/bin/jobset-webhook", "serve",
-                        "--bind", "127.0.0.1", "--port", "0", "--health-port", "0", "--cert-dir", "/tmp/certs"});
+                        "--bind", "127.0.0.1", "--port", "0", "--health-port", "0", "--metrics-port", "0",
+                        "--cert-dir", "/tmp/certs"});
     const Json serving = serve.wait_serving();
     INFO(slurp(serve.log_file()));
     REQUIRE_FALSE(serving.is_null());

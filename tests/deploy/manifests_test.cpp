@@ -1,5 +1,6 @@
 // manifests/ rendered by `kubectl kustomize`, every overlay, and cross-checked against what the
-// server serves and reads (server/endpoints.h) and what `jobset-webhook certs` makes. Skipped
+// server serves and reads (server/endpoints.h), the metrics it exports (server_metrics.h) and
+// what `jobset-webhook certs` makes. Skipped
 // with a warning where kubectl is absent.
 
 #include <algorithm>
@@ -15,6 +16,8 @@
 #include "jobset_webhook/cli/x509.h"
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/server/endpoints.h"
+#include "jobset_webhook/server/server_metrics.h"
+#include "support/prometheus.h"
 #include "support/x509_verify.h"
 
 namespace server = jobset_webhook::server;
@@ -77,7 +80,7 @@ struct Rendered {
   std::string tls_secret;  // the Secret the server's --cert-dir comes from
 
   explicit Rendered(std::vector<Json> all) : objects(std::move(all)) {
-    service = one_of_kind(objects, "Service");
+    service = one_of_kind(objects, "Service", "jobset-webhook");
     deployment = one_of_kind(objects, "Deployment");
     pod_spec = deployment["spec"]["template"]["spec"];
     REQUIRE(pod_spec["containers"].size() == 1);
@@ -126,6 +129,8 @@ void check_webhooks(Rendered& r) {
 void check_ports_and_probes(Rendered& r) {
   CHECK(r.flags.at("--port") == std::to_string(server::kDefaultPort));
   CHECK(r.flags.at("--health-port") == std::to_string(server::kDefaultHealthPort));
+  CHECK(r.flags.at("--metrics-port") == std::to_string(server::kDefaultMetricsPort));
+  CHECK(container_port(r.container, "metrics") == server::kDefaultMetricsPort);
   CHECK(r.flags.at("--bind") == "0.0.0.0");
   REQUIRE(r.service["spec"]["ports"].size() == 1);
   auto& port = r.service["spec"]["ports"][0];
@@ -269,6 +274,61 @@ void check_self_signed(Rendered& r) {
   CHECK(verify_serving_certificate(cert, base64_decode(ca_b64), service_host(r)) == "");
 }
 
+// The metrics Service, the ServiceMonitor and the PrometheusRule of components/monitoring: they
+// reach the container's metrics port and path, and the alerts use metrics the server exports.
+void check_monitoring(Rendered& r) {
+  const auto metrics_service = one_of_kind(r.objects, "Service", "jobset-webhook-metrics");
+  REQUIRE(metrics_service["spec"]["ports"].size() == 1);
+  const auto& port = metrics_service["spec"]["ports"][0];
+  CHECK(container_port(r.container, port["targetPort"]) == server::kDefaultMetricsPort);
+  CHECK(metrics_service["spec"]["selector"] == r.deployment["spec"]["selector"]["matchLabels"]);
+
+  const auto monitor = one_of_kind(r.objects, "ServiceMonitor");
+  CHECK(monitor["apiVersion"] == "monitoring.coreos.com/v1");
+  for (const auto& [k, v] : monitor["spec"]["selector"]["matchLabels"].items()) {
+    INFO(k);
+    CHECK(metrics_service["metadata"]["labels"].value(k, Json()) == v);
+  }
+  // Selects the metrics Service only, not the webhook's.
+  bool selects_webhook_service = true;
+  for (const auto& [k, v] : monitor["spec"]["selector"]["matchLabels"].items()) {
+    if (r.service["metadata"]["labels"].value(k, Json()) != v) selects_webhook_service = false;
+  }
+  CHECK_FALSE(selects_webhook_service);
+  REQUIRE(monitor["spec"]["endpoints"].size() == 1);
+  const auto& endpoint = monitor["spec"]["endpoints"][0];
+  CHECK(endpoint["port"] == port["name"]);
+  CHECK(endpoint["path"] == std::string(server::kMetricsPath));
+  CHECK(endpoint["scheme"] == "http");
+
+  // Every metric an alert reads is one the server exports (its families are written even before
+  // they have samples).
+  const auto exported = parse_prometheus(server::ServerMetrics().scrape());
+  REQUIRE(exported.error == "");
+  const auto rule = one_of_kind(r.objects, "PrometheusRule");
+  REQUIRE(rule["spec"]["groups"].size() == 1);
+  std::map<std::string, std::string> alerts;
+  for (const auto& a : rule["spec"]["groups"][0]["rules"]) alerts[a["alert"]] = a["expr"];
+  REQUIRE(alerts.size() == 2);
+  const std::string job = "job=\"" + metrics_service["metadata"]["name"].get<std::string>() + "\"";
+  const std::map<std::string, std::vector<std::string>> reads = {
+      {"JobSetWebhookErrors",
+       {"controller_runtime_webhook_requests_total", "controller_runtime_webhook_panics_total"}},
+      {"JobSetWebhookCertificateExpiring", {"jobset_webhook_certificate_expiry_timestamp_seconds"}},
+  };
+  for (const auto& [alert, metrics] : reads) {
+    INFO(alert);
+    REQUIRE(alerts.count(alert) == 1);
+    const auto& expr = alerts[alert];
+    for (const auto& metric : metrics) {
+      INFO(metric);
+      CHECK(exported.types.count(metric) == 1);
+      CHECK(expr.find(metric + "{" + job) != std::string::npos);
+    }
+  }
+  CHECK(alerts["JobSetWebhookCertificateExpiring"].find("- time() < 7 * 24 * 3600") != std::string::npos);
+}
+
 std::string ca_bundle_of(const std::vector<Json>& objects) {
   return one_of_kind(objects, "ValidatingWebhookConfiguration")["webhooks"][0]["clientConfig"]["caBundle"];
 }
@@ -282,7 +342,7 @@ TEST_CASE("Every overlay renders and agrees with the server's routes, ports, pro
   }
   ManifestsCopy copy;
   const auto overlays = copy.overlays();
-  CHECK(overlays == std::vector<std::string>{"cert-manager", "self-signed"});
+  CHECK(overlays == std::vector<std::string>{"cert-manager", "monitoring", "self-signed"});
   for (const auto& name : overlays) {
     DYNAMIC_SECTION(name) {
       if (name == "self-signed") {
@@ -296,7 +356,8 @@ TEST_CASE("Every overlay renders and agrees with the server's routes, ports, pro
       check_mounts(r);
       check_availability_and_security(r);
       check_namespaces_and_labels(r);
-      if (name == "cert-manager") check_cert_manager(r);
+      if (name == "cert-manager" || name == "monitoring") check_cert_manager(r);
+      if (name == "monitoring") check_monitoring(r);
       if (name == "self-signed") check_self_signed(r);
     }
   }

@@ -12,8 +12,8 @@ TEST_CASE("An access-log line carries the review's identity, decision, code and 
   record.remote = "127.0.0.1:51234";
   record.code = 200;
   record.latency_us = 412;
-  record.review = jobset_webhook::admission::ReviewSummary{"u-1", "UPDATE", "default", "training",
-                                                           true,  false,    422};
+  record.review = jobset_webhook::admission::ReviewSummary{
+      "u-1", "UPDATE", "default", "training", true, false, 422, {"spec.replicatedJobs[0].replicas"}};
   CHECK(
       server::access_fields(record).dump() ==
       R"({"method":"POST","path":"/validate-jobset-x-k8s-io-v1alpha2-jobset","remote":"127.0.0.1:51234",)"
@@ -64,4 +64,33 @@ TEST_CASE("Log levels parse by name", "[server][log]") {
   CHECK(server::parse_log_level("debug") == server::LogLevel::kDebug);
   CHECK(server::parse_log_level("warn") == server::LogLevel::kWarn);
   CHECK_FALSE(server::parse_log_level("verbose").has_value());
+}
+
+TEST_CASE("The text log format is time, level, message and key=value fields, quoted when needed",
+          "[server][log]") {
+  jobset_webhook::Json fields = jobset_webhook::Json::object();
+  fields["port"] = 9443;
+  fields["address"] = "127.0.0.1";
+  fields["error"] = "a \"quoted\" reason";
+  fields["empty"] = "";
+  fields["ok"] = false;
+  fields["dryRun"] = nullptr;
+  fields["eq"] = "a=b";
+  fields["nl"] = "line\nnext";
+  CHECK(server::format_text_line("2026-11-30T11:46:05.123456Z", server::LogLevel::kWarn, "serving",
+                                 fields) ==
+        "2026-11-30T11:46:05.123456Z WARN serving port=9443 address=127.0.0.1 "
+        R"(error="a \"quoted\" reason" empty="" ok=false dryRun=null eq="a=b" nl="line\nnext")"
+        "\n");
+
+  std::vector<std::string> lines;
+  const server::Log log(
+      server::LogLevel::kInfo, [&](std::string_view line) { lines.emplace_back(line); },
+      server::LogFormat::kText);
+  log.info("request", {{"code", 200}});
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].substr(27) == " INFO request code=200\n");
+  CHECK(server::parse_log_format("text") == server::LogFormat::kText);
+  CHECK(server::parse_log_format("json") == server::LogFormat::kJson);
+  CHECK_FALSE(server::parse_log_format("logfmt").has_value());
 }

@@ -26,6 +26,7 @@ inline server::ServerOptions test_options(const Pki& pki) {
   options.bind_address = "127.0.0.1";
   options.port = 0;
   options.health_port = 0;
+  options.metrics_port = 0;
   options.tls.cert_file = pki.tls_crt();
   options.tls.private_key_file = pki.tls_key();
   options.reload_interval = std::chrono::milliseconds(50);
@@ -90,6 +91,7 @@ class TestServer {
   server::AdmissionServer& server() { return *server_; }
   int port() const { return server_->port(); }
   int health_port() const { return server_->health_port(); }
+  int metrics_port() const { return server_->metrics_port(); }
   const CapturedLog& log() const { return *log_; }
 
   // A client that verifies the server against ca_file, as the kube-apiserver does with caBundle.

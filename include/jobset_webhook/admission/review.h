@@ -20,6 +20,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "jobset_webhook/decide.h"
 #include "jobset_webhook/json.h"
@@ -44,6 +45,9 @@ struct ReviewSummary {
   bool dry_run = false;
   bool allowed = false;
   int code = 0;  // response.status.code: 200, 400 or 422
+  // A denial's field errors, one printed path each ("spec.replicatedJobs[0].replicas", "<nil>"
+  // for an error without a field), duplicates dropped, in the order of the message.
+  std::vector<std::string> denied_fields;
 };
 
 struct ReviewAnswer {

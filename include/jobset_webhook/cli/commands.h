@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "jobset_webhook/server/endpoints.h"
+
 namespace jobset_webhook::cli {
 
 inline constexpr int kExitOk = 0;
@@ -75,7 +77,7 @@ int print_defaults(const DefaultOptions& options);
 // The flags of `serve`, as given; serve() checks and converts them.
 struct ServeOptions {
   std::string bind = "0.0.0.0";
-  int port = 9443;
+  int port = server::kDefaultPort;
   // controller-runtime's default, where upstream's manifests mount the serving Secret.
   std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
   std::string tls_cert_file;         // empty: <cert_dir>/tls.crt
@@ -84,9 +86,11 @@ struct ServeOptions {
   std::string tls_min_version = "1.2";
   std::string config;  // policy file; empty for the default policy
   std::size_t max_request_bytes = 7 * 1024 * 1024;
-  int health_port = 8081;
+  int health_port = server::kDefaultHealthPort;
+  int metrics_port = server::kDefaultMetricsPort;  // 0: no metrics listener
   std::string shutdown_grace = "25s";
   std::string log_level = "info";
+  std::string log_format = "json";  // or text
 };
 
 // `jobset-webhook serve`: the HTTPS admission webhook, until SIGTERM or SIGINT.

@@ -6,6 +6,11 @@
 // next handshake uses it while open connections keep theirs. A changed set that does not load (a
 // half-written file, a key that does not match) is refused with an error log line and the
 // previous value stays in use; it is retried when the files change again.
+//
+// Metrics: every completed read of a set of files counts in certwatcher_read_certificate_total,
+// a refused one in certwatcher_read_certificate_errors_total too (a read abandoned because the
+// files changed under it counts as neither); each file in use sets its
+// jobset_webhook_certificate_expiry_timestamp_seconds.
 
 #include <chrono>
 #include <condition_variable>
@@ -17,15 +22,17 @@
 #include "jobset_webhook/server/credentials.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
+#include "jobset_webhook/server/server_metrics.h"
 
 namespace jobset_webhook::server {
 
 class CredentialReloader {
  public:
   // Loads the files once (Failure, code 400, when they are unusable) and starts watching them.
+  // log and metrics must outlive the reloader.
   static Result<std::unique_ptr<CredentialReloader>> start(const TlsFiles& files,
                                                            std::chrono::milliseconds interval,
-                                                           const Log& log);
+                                                           const Log& log, ServerMetrics& metrics);
   ~CredentialReloader();  // stops the watching thread
   CredentialReloader(const CredentialReloader&) = delete;
   CredentialReloader& operator=(const CredentialReloader&) = delete;
@@ -38,11 +45,12 @@ class CredentialReloader {
 
  private:
   struct Watched;
-  CredentialReloader(const TlsFiles& files, const Log& log);
+  CredentialReloader(const TlsFiles& files, const Log& log, ServerMetrics& metrics);
   void watch(std::chrono::milliseconds interval);
 
   const TlsFiles files_;
   const Log& log_;
+  ServerMetrics& metrics_;
   std::unique_ptr<Watched> serving_seen_;  // file identities behind certificate_
   std::unique_ptr<Watched> ca_seen_;       // file identity behind client_ca_
 

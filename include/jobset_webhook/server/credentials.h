@@ -4,6 +4,7 @@
 // its private key, and the CA bundle that client certificates must chain to. Once loaded a value
 // is immutable, so handshakes on many threads share it while a reload builds the next one.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,7 @@ struct ServingCertificate {
   EVP_PKEY* private_key = nullptr;
   std::string subject;    // for logs: "CN=jobset-webhook.jobset-system.svc"
   std::string not_after;  // for logs: "2027-11-30T11:46:05Z"
+  std::int64_t not_after_unix = 0;  // the same, in seconds since the epoch, for metrics
 };
 
 struct ClientCa {
@@ -35,6 +37,7 @@ struct ClientCa {
   X509_STORE* store = nullptr;            // verifies client certificates
   STACK_OF(X509_NAME) * names = nullptr;  // sent in the CertificateRequest
   std::size_t certificates = 0;
+  std::int64_t not_after_unix = 0;  // the earliest notAfter of the bundle, seconds since the epoch
 };
 
 // Reads a certificate chain and its private key. Failure (code 400) names the file and the

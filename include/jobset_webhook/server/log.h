@@ -1,8 +1,11 @@
 #pragma once
 
-// The server's log: one JSON object per line on stderr, written whole so that lines from
-// concurrent requests never interleave:
+// The server's log: one line per event on stderr, written whole so that lines from concurrent
+// requests never interleave. JSON (the default), one object per line:
 //   {"time":"2026-11-30T11:46:05.123456Z","level":"info","msg":"serving","port":9443}
+// or text, for people reading a terminal: time, level, message, then key=value fields, with
+// strings quoted (JSON-style) when they hold a space, a quote, '=' or a control character:
+//   2026-11-30T11:46:05.123456Z INFO serving port=9443 address=127.0.0.1
 
 #include <chrono>
 #include <functional>
@@ -15,9 +18,12 @@
 namespace jobset_webhook::server {
 
 enum class LogLevel { kDebug, kInfo, kWarn, kError };
+enum class LogFormat { kJson, kText };
 
 // "debug", "info", "warn" or "error"; nullopt for anything else.
 std::optional<LogLevel> parse_log_level(std::string_view text);
+// "json" or "text"; nullopt for anything else.
+std::optional<LogFormat> parse_log_format(std::string_view text);
 
 class Log {
  public:
@@ -25,11 +31,12 @@ class Log {
   using Sink = std::function<void(std::string_view line)>;
 
   // Lines below level are dropped. The default sink writes to stderr.
-  explicit Log(LogLevel level, Sink sink = {});
+  explicit Log(LogLevel level, Sink sink = {}, LogFormat format = LogFormat::kJson);
 
   bool enabled(LogLevel level) const { return level >= level_; }
 
-  // Writes {"time","level","msg", ...fields} when level is enabled. fields must be an object.
+  // Writes {"time","level","msg", ...fields} (or its text form) when level is enabled. fields
+  // must be an object.
   // Never throws: invalid UTF-8 is replaced, a failing sink is ignored.
   void write(LogLevel level, std::string_view message, const Json& fields = Json::object()) const;
 
@@ -49,7 +56,12 @@ class Log {
  private:
   LogLevel level_;
   Sink sink_;
+  LogFormat format_;
 };
+
+// The text form of one line: "<time> <LEVEL> <msg> key=value ...\n".
+std::string format_text_line(std::string_view time, LogLevel level, std::string_view message,
+                             const Json& fields);
 
 // RFC 3339 UTC with microseconds, as the log's "time" field: 2026-11-30T11:46:05.123456Z.
 std::string format_log_time(std::chrono::system_clock::time_point t);

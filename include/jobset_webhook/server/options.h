@@ -5,9 +5,14 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
+#include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/policy.h"
+#include "jobset_webhook/server/endpoints.h"
 
 namespace jobset_webhook::server {
 
@@ -22,8 +27,11 @@ struct TlsFiles {
 
 struct ServerOptions {
   std::string bind_address = "0.0.0.0";
-  int port = 9443;         // HTTPS admission endpoints; 0 picks a free port
-  int health_port = 8081;  // plain HTTP /healthz and /readyz on bind_address; 0 picks a free port
+  int port = kDefaultPort;                // HTTPS admission endpoints; 0 picks a free port
+  int health_port = kDefaultHealthPort;   // plain HTTP /healthz and /readyz; 0 picks a free port
+  // Plain HTTP /metrics on bind_address; 0 picks a free port; nullopt serves no metrics (the
+  // CLI's --metrics-port=0).
+  std::optional<int> metrics_port = kDefaultMetricsPort;
   TlsFiles tls;
   TlsVersion min_tls_version = TlsVersion::k1_2;
   Policy policy;
@@ -43,6 +51,11 @@ struct ServerOptions {
   std::chrono::milliseconds reload_interval{1'000};
   // Each open connection is served by one thread; past this many, new connections wait.
   std::size_t max_connections = 4096;
+  // What answers a review body. Always admission::answer_review, except in tests that make it
+  // throw, to see an internal failure answered 500 and counted instead of ending the process.
+  using AnswerReview = std::function<Result<admission::ReviewAnswer>(std::string_view body,
+                                                                     const Policy& policy, Hook hook)>;
+  AnswerReview answer_review = admission::answer_review;
 };
 
 }  // namespace jobset_webhook::server

@@ -12,12 +12,9 @@
 #include <httplib.h>
 
 #include "jobset_webhook/result.h"
+#include "jobset_webhook/server/endpoints.h"
 
 namespace jobset_webhook::server {
-
-// Upstream jobset's webhook paths, so that upstream manifests can point at this server unchanged.
-inline constexpr std::string_view kValidatePath = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
-inline constexpr std::string_view kMutatePath = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 
 // Checks a request's head, in this order, and returns the first problem:
 //   404 a path other than the two webhook paths

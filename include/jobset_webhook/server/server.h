@@ -1,8 +1,9 @@
 #pragma once
 
 // `jobset-webhook serve` in one object: the HTTPS admission endpoints (routes.h) on an
-// HttpsServer, the TLS files watched by a CredentialReloader, and the plain-HTTP health
-// endpoints (health.h).
+// HttpsServer, the TLS files watched by a CredentialReloader, the plain-HTTP health endpoints
+// (health.h) and the plain-HTTP metrics endpoint (metrics_server.h), all counting into one
+// ServerMetrics.
 //
 //   auto server = AdmissionServer::start(options, log);   // serving, /readyz ready
 //   ...
@@ -11,7 +12,8 @@
 // Shutdown, in order: /readyz answers 503; every connection closes after its current request
 // (whose response says `Connection: close`) and idle ones close at once; the listener closes, so
 // new connections are refused; then it waits, up to the grace period, for the last connection to
-// finish. Requests already being received or answered are completed.
+// finish. Requests already being received or answered are completed. /metrics answers until the
+// end, so that the last scrape sees the shutdown.
 
 #include <chrono>
 #include <condition_variable>
@@ -24,13 +26,15 @@
 #include "jobset_webhook/server/health.h"
 #include "jobset_webhook/server/https_server.h"
 #include "jobset_webhook/server/log.h"
+#include "jobset_webhook/server/metrics_server.h"
 #include "jobset_webhook/server/options.h"
+#include "jobset_webhook/server/server_metrics.h"
 
 namespace jobset_webhook::server {
 
 class AdmissionServer {
  public:
-  // Loads the TLS files, binds both ports and starts serving. Failure code 400: the TLS files are
+  // Loads the TLS files, binds the ports and starts serving. Failure code 400: the TLS files are
   // unusable; 500: a port could not be bound. Sets SIGPIPE to be ignored: a client that goes away
   // while being answered must fail a write, not end the process. log must outlive the server.
   static Result<std::unique_ptr<AdmissionServer>> start(const ServerOptions& options,
@@ -43,6 +47,8 @@ class AdmissionServer {
 
   int port() const { return port_; }
   int health_port() const { return health_port_; }
+  int metrics_port() const { return metrics_port_; }  // -1 without options.metrics_port
+  const ServerMetrics& metrics() const { return *metrics_; }
 
   // The graceful shutdown above. True when every connection finished within grace; the
   // server's threads are then all gone. Later calls return the first call's result.
@@ -53,11 +59,14 @@ class AdmissionServer {
 
   const ServerOptions options_;
   const Log& log_;
+  std::unique_ptr<ServerMetrics> metrics_;  // first: everything else counts into it
   std::unique_ptr<CredentialReloader> reloader_;
   std::unique_ptr<HttpsServer> https_;
   std::unique_ptr<HealthServer> health_;
+  std::unique_ptr<MetricsServer> metrics_server_;
   int port_ = -1;
   int health_port_ = -1;
+  int metrics_port_ = -1;
 
   std::thread listen_thread_;
   std::mutex mutex_;

@@ -1,0 +1,34 @@
+#pragma once
+
+// A small plain-HTTP server on its own thread, for the kubelet's probes (health.h) and
+// Prometheus' scrapes (metrics_server.h): a few connection threads, a short keep-alive, and a
+// port in use fails to bind (no SO_REUSEPORT). Routes are added on http() before start().
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include <httplib.h>
+
+namespace jobset_webhook::server {
+
+class PlainHttpServer {
+ public:
+  PlainHttpServer();
+  ~PlainHttpServer();  // stop()
+  PlainHttpServer(const PlainHttpServer&) = delete;
+  PlainHttpServer& operator=(const PlainHttpServer&) = delete;
+
+  httplib::Server& http() { return server_; }
+
+  // Binds host:port (0: any free port) and serves on a thread. The bound port, or -1.
+  int start(const std::string& host, int port);
+  void stop();
+
+ private:
+  httplib::Server server_;
+  std::atomic<bool> listen_returned_{false};
+  std::thread thread_;
+};
+
+}  // namespace jobset_webhook::server
