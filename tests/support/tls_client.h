@@ -238,6 +238,7 @@ class TlsConnection {
   }
 
   int protocol_version() const { return SSL_version(ssl_); }
+  int fd() const { return fd_; }  // for poll(): has the server sent anything (or closed)?
 
   static std::string fingerprint(X509* cert) {
     if (cert == nullptr) return "";
