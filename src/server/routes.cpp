@@ -78,6 +78,7 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
     if (conn != nullptr) conn->close_after_response = true;  // the rest of the body is still unread
     return refuse(res, body.failure());
   }
+  if (conn != nullptr) conn->request.body_bytes = body.value().size();
   if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req));
   auto reply = admission::answer_review(body.value(), policy, hook);
   if (!reply.ok()) return refuse(res, reply.failure());
