@@ -245,6 +245,10 @@ Json rejection_status(std::string_view name, const field::ErrorList& errors) {
           {"code", 422}};
 }
 
+namespace {
+constexpr std::size_t kKeepParserBuffersUpTo = 1 << 20;
+}  // namespace
+
 Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, Hook hook) {
   // One parser per thread: it keeps its buffers between requests, which is most of simdjson's
   // speed on repeated parses. It is the only state the core keeps, and it holds no request data
@@ -256,6 +260,11 @@ Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, 
   }
   ReviewAnswer answer;
   answer.body = respond(root, policy, hook, answer.summary);
+  // The parser's buffers grow to about ten times the largest body it parsed and stay that size:
+  // kept after a 7 MiB body, every connection thread would hold some 70 MiB until it retires.
+  // Past 1 MiB (a hundred times a typical review) they are given back; the next parse of such a
+  // body pays for the allocation, which is small next to parsing it.
+  if (body.size() > kKeepParserBuffersUpTo) parser = simdjson::dom::parser();
   return answer;
 }
 

@@ -99,6 +99,7 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
   auto body = read_body(req, reader, options.max_request_bytes, deadline);
   if (!body.ok()) return refuse(res, body.failure());
   if (conn != nullptr) conn->close_after_response = false;
+  if (conn != nullptr) conn->request.body_bytes = body.value().size();
   if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req));
   const auto judging = Clock::now();
   auto reply = options.answer_review(body.value(), options.policy, hook);

@@ -8,48 +8,18 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/admission/review.h"
+#include "support/hostile_reviews.h"
 
 namespace admission = jobset_webhook::admission;
 using jobset_webhook::Hook;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
+using jobset_webhook::testing::jobset;
+using jobset_webhook::testing::replace_once;
+using jobset_webhook::testing::replicated_job;
+using jobset_webhook::testing::update;
 
 namespace {
-
-Json replicated_job(const std::string& name, const std::string& image = "bash:5.1") {
-  return {
-      {"name", name},
-      {"replicas", 1},
-      {"template",
-       {{"spec",
-         {{"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", image}}}}}}}}}}}}};
-}
-
-Json jobset(Json replicated_jobs) {
-  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-          {"kind", "JobSet"},
-          {"metadata", {{"name", "js"}, {"namespace", "default"}}},
-          {"spec", {{"replicatedJobs", std::move(replicated_jobs)}}}};
-}
-
-std::string update(const Json& object, const Json& old_object, const std::string& uid = "u-1") {
-  return Json{
-      {"apiVersion", "admission.k8s.io/v1"},
-      {"kind", "AdmissionReview"},
-      {"request",
-       {{"uid", uid},
-        {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-        {"operation", "UPDATE"},
-        {"object", object},
-        {"oldObject", old_object}}}}
-      .dump();
-}
-
-std::string replace_once(std::string s, const std::string& from, const std::string& to) {
-  const auto at = s.find(from);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, from.size(), to);
-}
 
 // The response of a body that must get one; Json::parse also checks that it is valid UTF-8.
 Json response_of(const std::string& body) {

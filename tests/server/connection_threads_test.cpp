@@ -9,7 +9,7 @@ using jobset_webhook::server::ConnectionThreads;
 using namespace std::chrono_literals;
 
 TEST_CASE("A task runs while many earlier tasks hold their threads",
-          "[server][connection_threads]") {
+          "[server][connection_threads][concurrency]") {
   ConnectionThreads threads(200);
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
@@ -31,7 +31,7 @@ TEST_CASE("A task runs while many earlier tasks hold their threads",
 }
 
 TEST_CASE("Past the thread limit tasks wait for a free thread, and shutdown runs them all",
-          "[server][connection_threads]") {
+          "[server][connection_threads][concurrency]") {
   ConnectionThreads threads(2);
   std::atomic<int> done{0};
   for (int i = 0; i < 20; ++i) {
@@ -46,7 +46,7 @@ TEST_CASE("Past the thread limit tasks wait for a free thread, and shutdown runs
 }
 
 TEST_CASE("Threads idle past the retirement time exit, down to a few kept warm",
-          "[server][connection_threads]") {
+          "[server][connection_threads][concurrency]") {
   ConnectionThreads threads(50, 20ms);
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();

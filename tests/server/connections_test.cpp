@@ -11,7 +11,7 @@ std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/samp
 }  // namespace
 
 TEST_CASE("100 idle keep-alive connections do not keep a new request waiting",
-          "[server][connections]") {
+          "[server][connections][concurrency]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   std::vector<std::unique_ptr<t::TlsConnection>> idle;

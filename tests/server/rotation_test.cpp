@@ -126,7 +126,7 @@ bool logged(const t::TestServer& server, const std::string& msg_prefix) {
 }  // namespace
 
 TEST_CASE("A rotated serving certificate is used by new handshakes, and no request fails",
-          "[server][rotation]") {
+          "[server][rotation][concurrency]") {
   const auto a = t::make_pki();
   const auto b = t::make_pki_from_ca(a);
   const auto c = t::make_pki_from_ca(a);

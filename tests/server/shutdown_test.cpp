@@ -78,7 +78,8 @@ bool refuses_connections(int port) {
 
 }  // namespace
 
-TEST_CASE("Shutdown during load answers every request the server began", "[server][shutdown]") {
+TEST_CASE("Shutdown during load answers every request the server began",
+          "[server][shutdown][concurrency]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   Load load(server.port(), pki.ca_crt());
@@ -95,7 +96,7 @@ TEST_CASE("Shutdown during load answers every request the server began", "[serve
 }
 
 TEST_CASE("A request still arriving when shutdown begins is answered, then its connection closes",
-          "[server][shutdown]") {
+          "[server][shutdown][concurrency]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   std::string error;
@@ -120,7 +121,8 @@ TEST_CASE("A request still arriving when shutdown begins is answered, then its c
   CHECK(drained.get());
 }
 
-TEST_CASE("/readyz answers 503 once shutdown begins", "[server][shutdown][health]") {
+TEST_CASE("/readyz answers 503 once shutdown begins",
+          "[server][shutdown][health][concurrency]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   // A request whose body is never completed keeps the shutdown waiting (until the read timeout)
@@ -146,7 +148,7 @@ TEST_CASE("/readyz answers 503 once shutdown begins", "[server][shutdown][health
 }
 
 TEST_CASE("Idle keep-alive connections are closed at once when shutdown begins",
-          "[server][shutdown]") {
+          "[server][shutdown][concurrency]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
   options.idle_timeout = 10min;  // far beyond the grace period: shutdown must not wait for it

@@ -125,6 +125,7 @@ struct TlsClientOptions {
   std::string ca_file;              // non-empty: verify the server against it
   std::string verify_host;          // with ca_file: the name or IP the certificate must carry
   std::string cert_file, key_file;  // a client certificate
+  std::string groups;               // non-empty: the key exchange groups offered, e.g. "X25519"
 
   TlsClientOptions& trust(std::string ca) {
     ca_file = std::move(ca);
@@ -142,6 +143,10 @@ struct TlsClientOptions {
   TlsClientOptions& versions(int min, int max) {
     min_version = min;
     max_version = max;
+    return *this;
+  }
+  TlsClientOptions& offer_groups(std::string list) {
+    groups = std::move(list);
     return *this;
   }
   TlsClientOptions& legacy() {
@@ -163,6 +168,7 @@ class TlsConnection {
     }
     if (options.min_version != 0) SSL_CTX_set_min_proto_version(c->ctx_, options.min_version);
     if (options.max_version != 0) SSL_CTX_set_max_proto_version(c->ctx_, options.max_version);
+    if (!options.groups.empty()) SSL_CTX_set1_groups_list(c->ctx_, options.groups.c_str());
     if (!options.cert_file.empty()) {
       SSL_CTX_use_certificate_chain_file(c->ctx_, options.cert_file.c_str());
       SSL_CTX_use_PrivateKey_file(c->ctx_, options.key_file.c_str(), SSL_FILETYPE_PEM);
@@ -238,6 +244,7 @@ class TlsConnection {
   }
 
   int protocol_version() const { return SSL_version(ssl_); }
+  int fd() const { return fd_; }  // for poll(): has the server sent anything (or closed)?
 
   static std::string fingerprint(X509* cert) {
     if (cert == nullptr) return "";

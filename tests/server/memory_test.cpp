@@ -1,0 +1,92 @@
+// Memory returns to its baseline after hostile inputs: the real binary, `serve`, in a child
+// process of its own, so that its resident set (VmRSS in /proc/PID/status) holds nothing of the
+// test's. Not under ASan: its allocator keeps freed memory in quarantine on purpose (and
+// LeakSanitizer already fails the suite on a leak there).
+
+#include <fstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "support/hostile_reviews.h"
+#include "support/pki.h"
+#include "support/process.h"
+#include "support/serve_process.h"
+#include "support/tls_client.h"
+
+namespace t = jobset_webhook::testing;
+using jobset_webhook::Json;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+
+// Resident memory of a process in KiB.
+long rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  FAIL("no VmRSS for process " << pid);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("serve's memory returns to its baseline after rounds of hostile inputs",
+          "[server][hostile][memory]") {
+#if defined(__SANITIZE_ADDRESS__)
+  WARN("skipped under ASan: quarantined memory stays resident by design");
+  return;
+#endif
+  const auto pki = t::make_pki();
+  t::ServeProcess serve(t::ServeProcess::serve_args({"--cert-dir", pki.dir.string()}));
+  const Json serving = serve.wait_serving();
+  REQUIRE_FALSE(serving.is_null());
+  const int port = serving["port"];
+  const auto hostile = t::hostile_reviews();
+  const std::string normal = t::http_request(
+      "POST", kValidate, t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-scale-review.json"));
+  std::size_t bytes_per_round = 0;
+  for (const auto& c : hostile) bytes_per_round += c.body.size();
+
+  // Baseline: after the server has served ordinary requests on a few connections.
+  for (int i = 0; i < 4; ++i) {
+    auto conn = t::TlsConnection::open(port, t::TlsClientOptions().trust(pki.ca_crt()));
+    REQUIRE(conn);
+    for (int j = 0; j < 50; ++j) REQUIRE(conn->request(normal));
+  }
+  const long baseline = rss_kib(serve.pid());
+
+  // Rounds of every hostile body, on new connections and on one kept alive.
+  constexpr int kRounds = 10;
+  auto kept = t::TlsConnection::open(port, t::TlsClientOptions().trust(pki.ca_crt()));
+  REQUIRE(kept);
+  for (int round = 0; round < kRounds; ++round) {
+    for (const auto& c : hostile) {
+      auto fresh = t::TlsConnection::open(port, t::TlsClientOptions().trust(pki.ca_crt()));
+      REQUIRE(fresh);
+      auto res = (round % 2 == 0 ? *fresh : *kept).request(t::http_request("POST", kValidate, c.body));
+      REQUIRE(res);
+      CHECK(res->status == c.http_status);
+    }
+  }
+  const long after = rss_kib(serve.pid());
+  kept.reset();
+  std::this_thread::sleep_for(2s);  // settle: connection threads finish, freed arenas are trimmed
+  const long settled = rss_kib(serve.pid());
+  const long sent_kib = static_cast<long>(bytes_per_round * kRounds / 1024);
+  std::printf("serve RSS: baseline %ld KiB, after %d rounds of hostile bodies (%ld KiB sent) %ld KiB, "
+              "settled %ld KiB\n",
+              baseline, kRounds, sent_kib, after, settled);
+  std::fflush(stdout);
+  // The bound: what stays resident must be under a quarter of what was sent (about 23 MiB of 90).
+  // Leaking even one copy of each body would leave more than all of it (each is also parsed into
+  // a DOM several times its size). Not leaking leaves a little: observed about +5 MiB, the
+  // allocator's working set for ordinary requests and the connection threads' stacks. Before the
+  // parser released its buffers after large bodies and the server trimmed the allocator, it left
+  // 60 to 100 MiB: the per-thread parser and each thread's arena kept their peak.
+  INFO("baseline " << baseline << " KiB, settled " << settled << " KiB, sent " << sent_kib << " KiB");
+  CHECK(settled - baseline < sent_kib / 4);
+}
