@@ -112,6 +112,28 @@ PromLabels request_series(const std::string& path, int code) {
 
 }  // namespace
 
+TEST_CASE("Denied field paths are generalised: indices and keys become [*], length is capped",
+          "[server][metrics]") {
+  struct Case {
+    std::string name, printed, want;
+  };
+  const std::vector<Case> cases = {
+      {"indices", "spec.replicatedJobs[1].template.spec.template.spec.containers[10].image",
+       "spec.replicatedJobs[*].template.spec.template.spec.containers[*].image"},
+      {"map key", "metadata.labels[app.kubernetes.io/name]", "metadata.labels[*]"},
+      {"no field", "<nil>", "<nil>"},
+      {"unterminated bracket", "spec.x[unterminated", "spec.x[unterminated"},
+      {"too long", "spec." + std::string(300, 'a'), "spec." + std::string(248, 'a') + "..."},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      CHECK(jobset_webhook::server::generalize_field_path(c.printed) == c.want);
+    }
+  }
+  CHECK(jobset_webhook::server::generalize_field_path("spec." + std::string(300, 'a')).size() ==
+        jobset_webhook::server::kMaxDeniedFieldPathBytes);
+}
+
 TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metrics]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
