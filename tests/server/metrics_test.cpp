@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <ctime>
+#include <future>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
@@ -325,6 +326,45 @@ TEST_CASE("A certificate reload shows in the certwatcher counters and the expiry
   CHECK(m.value("certwatcher_read_certificate_total") == reads + 1);
   CHECK(m.value("certwatcher_read_certificate_errors_total") == errors + 1);
   CHECK(m.value("jobset_webhook_certificate_expiry_timestamp_seconds", {{"file", file}}) == expiry);
+}
+
+TEST_CASE("During a shutdown /readyz is 503 while /metrics answers, with the request in flight",
+          "[server][metrics][shutdown]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const auto conn = connect(server, pki);
+  const auto request = t::http_request("POST", kValidate, allowed());
+  const auto half = request.size() / 2;
+  REQUIRE(conn->send(request.substr(0, half)));
+  const auto in_flight = [&] {
+    return scrape(server.metrics_port())
+        .parsed.value("controller_runtime_webhook_requests_in_flight", webhook(kValidate))
+        .value_or(-1);
+  };
+  for (int i = 0; i < 500 && in_flight() != 1; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(in_flight() == 1);  // the handler is reading the body
+
+  auto drained = std::async(std::launch::async, [&] { return server.server().shutdown(20s); });
+  httplib::Client health("127.0.0.1", server.health_port());
+  int ready = 200;
+  for (int i = 0; i < 500 && ready == 200; ++i) {
+    const auto res = health.Get("/readyz");
+    ready = res ? res->status : -1;
+    if (ready == 200) std::this_thread::sleep_for(10ms);
+  }
+  CHECK(ready == 503);
+  CHECK(in_flight() == 1);
+
+  REQUIRE(conn->send(request.substr(half)));
+  const auto res = conn->read_response();
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(drained.get());
+  // Every listener is closed now; the counts are still there.
+  const auto m = t::parse_prometheus(server.server().metrics().scrape());
+  REQUIRE(m.error == "");
+  CHECK(m.value("controller_runtime_webhook_requests_total", request_series(kValidate, 200)) == 1);
+  CHECK(m.value("controller_runtime_webhook_requests_in_flight", webhook(kValidate)) == 0);
 }
 
 TEST_CASE("Metrics are served only on the metrics port, and not at all when it is off",
