@@ -8,14 +8,15 @@ HealthServer::HealthServer() {
   http_.http().Get(std::string(kHealthzPath), [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
-  http_.http().Get(std::string(kReadyzPath), [this](const httplib::Request&, httplib::Response& res) {
-    if (ready_) {
-      res.set_content("ok\n", "text/plain");
-    } else {
-      res.status = 503;
-      res.set_content("not ready\n", "text/plain");
-    }
-  });
+  http_.http().Get(std::string(kReadyzPath),
+                   [this](const httplib::Request&, httplib::Response& res) {
+                     if (ready_) {
+                       res.set_content("ok\n", "text/plain");
+                     } else {
+                       res.status = 503;
+                       res.set_content("not ready\n", "text/plain");
+                     }
+                   });
 }
 
 }  // namespace jobset_webhook::server

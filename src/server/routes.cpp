@@ -130,18 +130,18 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
     refuse(res, *problem);
     return httplib::Server::HandlerResponse::Handled;
   });
-  for (const auto& [path, hook] : {std::pair{kValidatePath, Hook::kValidating},
-                                   std::pair{kMutatePath, Hook::kMutating}}) {
+  for (const auto& [path, hook] :
+       {std::pair{kValidatePath, Hook::kValidating}, std::pair{kMutatePath, Hook::kMutating}}) {
     const std::size_t route = ServerMetrics::route_of(path).value();
-    server.Post(std::string(path), [&options, &metrics, &log, hook = hook, route](
-                                       const Request& req, Response& res,
-                                       const ContentReader& reader) {
-      try {
-        answer(req, res, reader, hook, route, options, metrics);
-      } catch (...) {
-        answer_internal_error(res, metrics, log);
-      }
-    });
+    server.Post(std::string(path),
+                [&options, &metrics, &log, hook = hook, route](const Request& req, Response& res,
+                                                               const ContentReader& reader) {
+                  try {
+                    answer(req, res, reader, hook, route, options, metrics);
+                  } catch (...) {
+                    answer_internal_error(res, metrics, log);
+                  }
+                });
   }
   // httplib calls the logger once the response is written: the access-log line and the request's
   // count and latency.

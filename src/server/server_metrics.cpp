@@ -163,9 +163,10 @@ std::string ServerMetrics::scrape() const {
     for (std::size_t op = 0; op < kOperationNames.size(); ++op) {
       auto snapshot = review_duration_[r][op]->snapshot();
       if (snapshot.count() == 0) continue;
-      out.histogram("jobset_webhook_review_duration_seconds",
-                    Labels{{"webhook", webhook(r)}, {"operation", std::string(kOperationNames[op])}},
-                    snapshot);
+      out.histogram(
+          "jobset_webhook_review_duration_seconds",
+          Labels{{"webhook", webhook(r)}, {"operation", std::string(kOperationNames[op])}},
+          snapshot);
     }
   }
   out.family("jobset_webhook_denied_fields_total", "counter",

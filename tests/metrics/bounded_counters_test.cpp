@@ -1,10 +1,9 @@
 #include "jobset_webhook/metrics/bounded_counters.h"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 namespace m = jobset_webhook::metrics;
 using Counts = std::vector<std::pair<std::string, std::uint64_t>>;
@@ -37,5 +36,6 @@ TEST_CASE("Bounded counters stay bounded and exact under concurrent distinct val
   std::uint64_t total = 0;
   for (const auto& [value, n] : snapshot) total += n;
   CHECK(total == kThreads * kPerThread);
-  for (std::size_t i = 0; i + 1 < snapshot.size(); ++i) CHECK(snapshot[i].first != snapshot[i + 1].first);
+  for (std::size_t i = 0; i + 1 < snapshot.size(); ++i)
+    CHECK(snapshot[i].first != snapshot[i + 1].first);
 }

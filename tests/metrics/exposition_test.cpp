@@ -1,9 +1,8 @@
 #include "jobset_webhook/metrics/exposition.h"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
-
-#include <catch2/catch.hpp>
 
 #include "jobset_webhook/metrics/histogram.h"
 #include "support/prometheus.h"
@@ -20,7 +19,8 @@ TEST_CASE("Label values escape backslash, double quote and newline, and nothing 
   CHECK(m::escape_help("a \"quoted\" \\ word\nnext") == R"(a "quoted" \\ word\nnext)");
 }
 
-TEST_CASE("Values are integers as integers, others in their shortest form", "[metrics][exposition]") {
+TEST_CASE("Values are integers as integers, others in their shortest form",
+          "[metrics][exposition]") {
   CHECK(m::format_value(std::uint64_t{18446744073709551615u}) == "18446744073709551615");
   CHECK(m::format_value(3.0) == "3");
   CHECK(m::format_value(0.005) == "0.005");
@@ -49,11 +49,11 @@ TEST_CASE("A family is HELP, TYPE and its samples, with labels in the order give
 TEST_CASE("A histogram writes cumulative buckets ending in +Inf, then _sum and _count",
           "[metrics][exposition][histogram]") {
   m::Histogram h({0.001, 0.01, 0.1});
-  h.observe(500us);    // le 0.001
-  h.observe(1ms);      // le 0.001: bounds are inclusive
-  h.observe(20ms);     // le 0.1
-  h.observe(3s);       // +Inf only
-  h.observe(-5ms);     // counts as 0
+  h.observe(500us);  // le 0.001
+  h.observe(1ms);    // le 0.001: bounds are inclusive
+  h.observe(20ms);   // le 0.1
+  h.observe(3s);     // +Inf only
+  h.observe(-5ms);   // counts as 0
   m::Exposition out;
   out.family("op_seconds", "histogram", "Time per op.");
   out.histogram("op_seconds", {{"op", "read"}}, h.snapshot());

@@ -4,13 +4,13 @@
 // concurrent load while scraping.
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <future>
 #include <stdexcept>
 #include <thread>
-
-#include <catch2/catch.hpp>
 
 #include "jobset_webhook/admission/review.h"
 #include "support/prometheus.h"
@@ -62,8 +62,7 @@ Scrape scrape(int port) {
 
 std::unique_ptr<t::TlsConnection> connect(const t::TestServer& server, const t::Pki& pki) {
   std::string error;
-  auto c = t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()),
-                                  &error);
+  auto c = t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()), &error);
   INFO(error);
   REQUIRE(c);
   return c;
@@ -78,8 +77,8 @@ int post(const t::TestServer& server, const t::Pki& pki, const std::string& path
 
 // A file's notAfter in seconds since the epoch, as openssl and date read it.
 double not_after_of(const std::string& cert_file) {
-  const std::string cmd = "date -u -d \"$(openssl x509 -noout -enddate -in '" + cert_file +
-                          "' | cut -d= -f2)\" +%s";
+  const std::string cmd =
+      "date -u -d \"$(openssl x509 -noout -enddate -in '" + cert_file + "' | cut -d= -f2)\" +%s";
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   char line[64] = {};
@@ -91,10 +90,11 @@ double not_after_of(const std::string& cert_file) {
 
 // Writes a self-signed certificate and key valid for days into dir, as tls.crt and tls.key.
 void self_signed(const fs::path& dir, int days) {
-  const std::string cmd = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
-                          "-subj /CN=reloaded -days " + std::to_string(days) + " -keyout '" +
-                          (dir / "tls.key").string() + "' -out '" + (dir / "tls.crt").string() +
-                          "' 2>/dev/null";
+  const std::string cmd =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+      "-subj /CN=reloaded -days " +
+      std::to_string(days) + " -keyout '" + (dir / "tls.key").string() + "' -out '" +
+      (dir / "tls.crt").string() + "' 2>/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
 }
 
@@ -112,6 +112,28 @@ PromLabels request_series(const std::string& path, int code) {
 
 }  // namespace
 
+TEST_CASE("Denied field paths are generalised: indices and keys become [*], length is capped",
+          "[server][metrics]") {
+  struct Case {
+    std::string name, printed, want;
+  };
+  const std::vector<Case> cases = {
+      {"indices", "spec.replicatedJobs[1].template.spec.template.spec.containers[10].image",
+       "spec.replicatedJobs[*].template.spec.template.spec.containers[*].image"},
+      {"map key", "metadata.labels[app.kubernetes.io/name]", "metadata.labels[*]"},
+      {"no field", "<nil>", "<nil>"},
+      {"unterminated bracket", "spec.x[unterminated", "spec.x[unterminated"},
+      {"too long", "spec." + std::string(300, 'a'), "spec." + std::string(248, 'a') + "..."},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      CHECK(jobset_webhook::server::generalize_field_path(c.printed) == c.want);
+    }
+  }
+  CHECK(jobset_webhook::server::generalize_field_path("spec." + std::string(300, 'a')).size() ==
+        jobset_webhook::server::kMaxDeniedFieldPathBytes);
+}
+
 TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metrics]") {
   const auto pki = t::make_pki();
   auto options = t::test_options(pki);
@@ -123,11 +145,13 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
   for (int i = 0; i < 2; ++i) CHECK(post(server, pki, kValidate, denied()) == 200);
   CHECK(post(server, pki, kValidate, dry_run_allowed()) == 200);
   // JSON, but not a usable AdmissionReview: answered 200 with status.code 400.
-  CHECK(post(server, pki, kValidate, R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"})") == 200);
+  CHECK(post(server, pki, kValidate,
+             R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"})") == 200);
   CHECK(post(server, pki, kValidate, "{") == 400);
-  const auto too_large = connect(server, pki)->request(
-      "POST " + kValidate +
-      " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n");
+  const auto too_large = connect(server, pki)
+                             ->request("POST " + kValidate +
+                                       " HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                                       "application/json\r\nContent-Length: 1048576\r\n\r\n");
   REQUIRE(too_large);
   CHECK(too_large->status == 413);
   CHECK(post(server, pki, kMutate, data("sample-create-review.json")) == 200);
@@ -169,9 +193,8 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
     return PromLabels{{"webhook", path}, {"operation", operation}};
   };
   CHECK(m.series("jobset_webhook_review_duration_seconds_count") ==
-        std::map<PromLabels, double>{{op(kValidate, "UPDATE"), 6},
-                                     {op(kValidate, "other"), 1},
-                                     {op(kMutate, "CREATE"), 1}});
+        std::map<PromLabels, double>{
+            {op(kValidate, "UPDATE"), 6}, {op(kValidate, "other"), 1}, {op(kMutate, "CREATE"), 1}});
   // The fine buckets start at 10 µs.
   CHECK(m.value("jobset_webhook_review_duration_seconds_bucket",
                 {{"webhook", kMutate}, {"operation", "CREATE"}, {"le", "1e-05"}})
@@ -247,7 +270,9 @@ TEST_CASE("An exception while judging a review is answered 500 for that request 
   const auto third = conn->request(t::http_request("POST", kValidate, allowed()));
   REQUIRE(third);
   CHECK(third->status == 200);
-  CHECK(third->body == jobset_webhook::admission::handle_review(allowed(), {}, jobset_webhook::Hook::kValidating).value());
+  CHECK(third->body ==
+        jobset_webhook::admission::handle_review(allowed(), {}, jobset_webhook::Hook::kValidating)
+            .value());
 
   REQUIRE(server.log().wait_for("request", 3).size() == 3);
   const auto errors = server.log().with_msg("internal error while judging a review; answered 500");
@@ -289,7 +314,12 @@ TEST_CASE("A certificate reload shows in the certwatcher counters and the expiry
   const double reads = m.value("certwatcher_read_certificate_total").value_or(0);
   const double errors = m.value("certwatcher_read_certificate_errors_total").value_or(0);
   CHECK(reads - errors == 2);  // the initial load and the reload succeeded
-  CHECK(errors == static_cast<double>(server.log().with_msg("refusing the changed TLS certificate files; the previous ones stay in use").size()));
+  CHECK(
+      errors ==
+      static_cast<double>(
+          server.log()
+              .with_msg("refusing the changed TLS certificate files; the previous ones stay in use")
+              .size()));
   const double expiry = not_after_of((next / "tls.crt").string());
   CHECK(m.value("jobset_webhook_certificate_expiry_timestamp_seconds", {{"file", file}}) == expiry);
   CHECK(expiry - static_cast<double>(std::time(nullptr)) < 4 * 24 * 3600);
@@ -298,11 +328,53 @@ TEST_CASE("A certificate reload shows in the certwatcher counters and the expiry
   const auto other = t::fresh_temp_dir("other");
   self_signed(other, 30);
   replace_file((other / "tls.crt").string(), file);
-  REQUIRE(server.log().wait_for("refusing the changed TLS certificate files; the previous ones stay in use", static_cast<std::size_t>(errors) + 1).size() == static_cast<std::size_t>(errors) + 1);
+  REQUIRE(server.log()
+              .wait_for("refusing the changed TLS certificate files; the previous ones stay in use",
+                        static_cast<std::size_t>(errors) + 1)
+              .size() == static_cast<std::size_t>(errors) + 1);
   m = scrape(server.metrics_port()).parsed;
   CHECK(m.value("certwatcher_read_certificate_total") == reads + 1);
   CHECK(m.value("certwatcher_read_certificate_errors_total") == errors + 1);
   CHECK(m.value("jobset_webhook_certificate_expiry_timestamp_seconds", {{"file", file}}) == expiry);
+}
+
+TEST_CASE("During a shutdown /readyz is 503 while /metrics answers, with the request in flight",
+          "[server][metrics][shutdown]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const auto conn = connect(server, pki);
+  const auto request = t::http_request("POST", kValidate, allowed());
+  const auto half = request.size() / 2;
+  REQUIRE(conn->send(request.substr(0, half)));
+  const auto in_flight = [&] {
+    return scrape(server.metrics_port())
+        .parsed.value("controller_runtime_webhook_requests_in_flight", webhook(kValidate))
+        .value_or(-1);
+  };
+  for (int i = 0; i < 500 && in_flight() != 1; ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(in_flight() == 1);  // the handler is reading the body
+
+  auto drained = std::async(std::launch::async, [&] { return server.server().shutdown(20s); });
+  httplib::Client health("127.0.0.1", server.health_port());
+  int ready = 200;
+  for (int i = 0; i < 500 && ready == 200; ++i) {
+    const auto res = health.Get("/readyz");
+    ready = res ? res->status : -1;
+    if (ready == 200) std::this_thread::sleep_for(10ms);
+  }
+  CHECK(ready == 503);
+  CHECK(in_flight() == 1);
+
+  REQUIRE(conn->send(request.substr(half)));
+  const auto res = conn->read_response();
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(drained.get());
+  // Every listener is closed now; the counts are still there.
+  const auto m = t::parse_prometheus(server.server().metrics().scrape());
+  REQUIRE(m.error == "");
+  CHECK(m.value("controller_runtime_webhook_requests_total", request_series(kValidate, 200)) == 1);
+  CHECK(m.value("controller_runtime_webhook_requests_in_flight", webhook(kValidate)) == 0);
 }
 
 TEST_CASE("Metrics are served only on the metrics port, and not at all when it is off",
@@ -355,8 +427,9 @@ TEST_CASE("Counts stay exact with many clients sending reviews while /metrics is
         scrape_error = parsed.error;
         return;
       }
-      const double n = parsed.value("controller_runtime_webhook_requests_total",
-                                    request_series(kValidate, 200)).value_or(-1);
+      const double n =
+          parsed.value("controller_runtime_webhook_requests_total", request_series(kValidate, 200))
+              .value_or(-1);
       if (n < last) {
         scrape_error = "a counter went down";
         return;
@@ -391,7 +464,9 @@ TEST_CASE("Counts stay exact with many clients sending reviews while /metrics is
         kClients * kPerClient);
   CHECK(m.value("controller_runtime_webhook_requests_in_flight", webhook(kValidate)) == 0);
   const auto half = kClients * kPerClient / 2;
-  CHECK(m.value("jobset_webhook_admission_decisions_total",
-                {{"webhook", kValidate}, {"operation", "UPDATE"}, {"allowed", "true"}, {"dry_run", "false"}}) == half);
+  CHECK(m.value("jobset_webhook_admission_decisions_total", {{"webhook", kValidate},
+                                                             {"operation", "UPDATE"},
+                                                             {"allowed", "true"},
+                                                             {"dry_run", "false"}}) == half);
   CHECK(m.value("jobset_webhook_denied_fields_total", {{"path", kImagePath}}) == half);
 }

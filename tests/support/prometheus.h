@@ -254,7 +254,8 @@ inline PromExposition parse_prometheus(const std::string& text) {
       if (keyword == "HELP") {
         if (e.help.count(name)) return fail("HELP of " + name + " twice");
         for (std::size_t i = 0; i < rest.size(); ++i) {
-          if (rest[i] == '\\' && (i + 1 >= rest.size() || (rest[i + 1] != '\\' && rest[i + 1] != 'n')))
+          if (rest[i] == '\\' &&
+              (i + 1 >= rest.size() || (rest[i + 1] != '\\' && rest[i + 1] != 'n')))
             return fail("invalid escape in HELP");
           if (rest[i] == '\\') ++i;
         }
@@ -273,7 +274,8 @@ inline PromExposition parse_prometheus(const std::string& text) {
     const auto family = family_of(sample.name, e.types);
     if (family.empty()) return fail(sample.name + " without a TYPE before it");
     if (family != current) return fail(sample.name + " outside its family's block");
-    if (!seen.insert({sample.name, sample.labels}).second) return fail(sample.name + " series twice");
+    if (!seen.insert({sample.name, sample.labels}).second)
+      return fail(sample.name + " series twice");
     e.samples.push_back(std::move(sample));
   }
   if (const auto why = check_histograms(e); !why.empty()) e.error = why;

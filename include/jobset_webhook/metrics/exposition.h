@@ -1,9 +1,10 @@
 #pragma once
 
 // The Prometheus text exposition format, version 0.0.4, written one family at a time:
-//   # HELP controller_runtime_webhook_requests_total Total number of admission requests by HTTP status code.
-//   # TYPE controller_runtime_webhook_requests_total counter
-//   controller_runtime_webhook_requests_total{webhook="/validate-jobset-x-k8s-io-v1alpha2-jobset",code="200"} 3
+//   # HELP certwatcher_read_certificate_total Total number of certificate reads
+//   # TYPE certwatcher_read_certificate_total counter
+//   certwatcher_read_certificate_total 3
+//   jobset_webhook_denied_fields_total{path="spec.replicatedJobs[*].replicas"} 1
 // Label values escape backslash, double quote and newline; HELP text escapes backslash and
 // newline. Values are integers as integers, other numbers in their shortest round-trip form,
 // and +Inf, -Inf, NaN as the format spells them.

@@ -11,12 +11,12 @@
 namespace jobset_webhook::metrics {
 
 struct ProcessStats {
-  std::optional<double> cpu_seconds;          // user + system
+  std::optional<double> cpu_seconds;  // user + system
   std::optional<std::uint64_t> resident_bytes;
   std::optional<std::uint64_t> virtual_bytes;
   std::optional<std::uint64_t> open_fds;
-  std::optional<std::uint64_t> max_fds;       // the soft RLIMIT_NOFILE
-  std::optional<double> start_time_seconds;   // since the Unix epoch
+  std::optional<std::uint64_t> max_fds;      // the soft RLIMIT_NOFILE
+  std::optional<double> start_time_seconds;  // since the Unix epoch
 };
 
 ProcessStats read_process_stats();

@@ -4,11 +4,11 @@
 // Prometheus' scrapes (metrics_server.h): a few connection threads, a short keep-alive, and a
 // port in use fails to bind (no SO_REUSEPORT). Routes are added on http() before start().
 
+#include <httplib.h>
+
 #include <atomic>
 #include <string>
 #include <thread>
-
-#include <httplib.h>
 
 namespace jobset_webhook::server {
 

@@ -3,7 +3,7 @@
 // The metrics of `serve`, as GET /metrics shows them (docs/observability.md lists each one):
 //   controller-runtime's names, so that existing dashboards and alerts work unchanged:
 //     controller_runtime_webhook_requests_total{webhook,code}      counter
-//     controller_runtime_webhook_latency_seconds{webhook}          histogram (Prometheus' default buckets)
+//     controller_runtime_webhook_latency_seconds{webhook}          histogram, default buckets
 //     controller_runtime_webhook_requests_in_flight{webhook}       gauge
 //     controller_runtime_webhook_panics_total                      counter
 //     certwatcher_read_certificate_total, certwatcher_read_certificate_errors_total
@@ -103,7 +103,8 @@ class ServerMetrics {
   std::array<std::array<std::array<std::array<std::atomic<std::uint64_t>, 2>, 2>, kOperations>,
              kRoutes>
       decisions_{};
-  std::array<std::array<std::unique_ptr<metrics::Histogram>, kOperations>, kRoutes> review_duration_;
+  std::array<std::array<std::unique_ptr<metrics::Histogram>, kOperations>, kRoutes>
+      review_duration_;
   metrics::BoundedCounters denied_fields_;
   // Written by the certificate reloader's thread only, read by scrapes: off the request path.
   mutable std::mutex expiry_mutex_;
