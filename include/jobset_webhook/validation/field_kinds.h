@@ -4,11 +4,10 @@
 // the batch/v1 JobTemplateSpec holds), which decides what "unchanged" means for it: see
 // semantic.h. Built once, read-only, from src/validation/jobtemplate-field-kinds.json.
 
-#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 namespace jobset_webhook::validation {
 
@@ -25,20 +24,11 @@ enum class ScalarKind {
   kRawJson,      // FieldsV1 and the like: compared as plain JSON
 };
 
-// Hashes std::string and std::string_view alike, so that a lookup by string_view copies nothing.
-struct FieldNameHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
-};
-
 struct FieldKind {
   bool pointer = false;  // absent differs from an explicit zero value
   Shape shape = Shape::kStruct;
   ScalarKind scalar = ScalarKind::kString;                   // when shape is kScalar
-  // When shape is kStruct. Hashed: every review looks up here each key of the object it checks
-  // (create) or of the values that differ (update); a tree of string comparisons was a third of
-  // the schema check of a create.
-  std::unordered_map<std::string, FieldKind, FieldNameHash, std::equal_to<>> fields;
+  std::map<std::string, FieldKind, std::less<>> fields;      // when shape is kStruct
   std::unique_ptr<FieldKind> element;                        // when shape is kSlice or kMap
 
   // The kind of a struct field; nullptr for a field the table does not know (newer Kubernetes),
