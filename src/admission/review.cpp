@@ -36,6 +36,29 @@ std::optional<std::string_view> string_field(JsonView object, std::string_view k
 // of their keys: linear for the usual small objects, n log n for a 100,000-entry map.
 constexpr std::size_t kSmallObject = 16;
 
+bool is_container(JsonView value) {
+  const auto type = value.type();
+  return type == element_type::OBJECT || type == element_type::ARRAY;
+}
+
+// The first key found twice in one object, if any. Keys in strictly increasing order, as the API
+// server writes every object, hold no duplicate: only other objects are checked key by key.
+std::optional<std::string_view> duplicate_in(JsonObjectView object, std::vector<std::string_view>& keys) {
+  keys.clear();
+  for (const auto [key, member] : object) keys.push_back(key);
+  if (keys.size() <= kSmallObject) {
+    for (std::size_t i = 1; i < keys.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (keys[i] == keys[j]) return keys[i];
+      }
+    }
+    return std::nullopt;
+  }
+  std::sort(keys.begin(), keys.end());
+  if (const auto it = std::adjacent_find(keys.begin(), keys.end()); it != keys.end()) return *it;
+  return std::nullopt;
+}
+
 // The first key found twice in one object of the document, if any.
 //
 // Go's encoding/json keeps the last of duplicate keys; simdjson's at_key, which the core reads
@@ -44,32 +67,32 @@ constexpr std::size_t kSmallObject = 16;
 // API server never sends duplicates: it decodes the object and encodes it again for the webhook.
 // So a request that holds one was crafted, and it is refused as a whole (400) rather than read
 // either way. The walk is iterative: simdjson already bounds the depth, this stays safe anyway.
+// It runs on every request, over the whole document: only containers are queued, and an object
+// is looked at key by key only when its keys are out of order.
 std::optional<std::string_view> duplicate_key(JsonView root) {
-  std::vector<JsonView> pending{root};
+  std::vector<JsonView> pending;
+  if (is_container(root)) pending.push_back(root);
   std::vector<std::string_view> keys;
   while (!pending.empty()) {
     const JsonView value = pending.back();
     pending.pop_back();
     if (value.type() == element_type::ARRAY) {
-      for (const auto element : JsonArrayView(value)) pending.push_back(element);
-      continue;
-    }
-    if (value.type() != element_type::OBJECT) continue;
-    keys.clear();
-    for (const auto [key, member] : JsonObjectView(value)) {
-      keys.push_back(key);
-      pending.push_back(member);
-    }
-    if (keys.size() <= kSmallObject) {
-      for (std::size_t i = 1; i < keys.size(); ++i) {
-        for (std::size_t j = 0; j < i; ++j) {
-          if (keys[i] == keys[j]) return keys[i];
-        }
+      for (const auto element : JsonArrayView(value)) {
+        if (is_container(element)) pending.push_back(element);
       }
       continue;
     }
-    std::sort(keys.begin(), keys.end());
-    if (const auto it = std::adjacent_find(keys.begin(), keys.end()); it != keys.end()) return *it;
+    bool increasing = true;
+    std::string_view previous;
+    bool first = true;
+    for (const auto [key, member] : JsonObjectView(value)) {
+      if (!first && !field::key_less(previous, key)) increasing = false;
+      previous = key;
+      first = false;
+      if (is_container(member)) pending.push_back(member);
+    }
+    if (increasing) continue;
+    if (const auto key = duplicate_in(JsonObjectView(value), keys)) return key;
   }
   return std::nullopt;
 }
@@ -81,21 +104,40 @@ struct Envelope {
   ReviewSummary* summary = nullptr;  // receives allowed and code of the response written
 };
 
+// An empty object with room for n members: ordered_json keeps members in a vector, which would
+// otherwise grow (and move them) one step at a time.
+Json object_for(std::size_t n) {
+  Json object = Json::object();
+  object.get_ref<Json::object_t&>().reserve(n);
+  return object;
+}
+
 Json review_response(const Envelope& env, Json response) {
-  Json review = Json::object();
+  Json review = object_for(3);
   review["kind"] = "AdmissionReview";
   review["apiVersion"] = env.api_version;
   review["response"] = std::move(response);
   return review;
 }
 
+// Responses are built member by member rather than from initializer lists: nlohmann builds each
+// {"key", value} pair of a list as an array first and copies it, which cost as much as the rest
+// of a small review's answer.
+Json status_of(int code, std::optional<std::string_view> message = std::nullopt) {
+  Json status = object_for(3);
+  status["metadata"] = Json::object();
+  if (message) status["message"] = *message;
+  status["code"] = code;
+  return status;
+}
+
 std::string bad_request(const Envelope& env, std::string_view message) {
   env.summary->allowed = false;
   env.summary->code = 400;
-  Json response = Json::object();
+  Json response = object_for(3);
   response["uid"] = env.uid;
   response["allowed"] = false;
-  response["status"] = {{"metadata", Json::object()}, {"message", message}, {"code", 400}};
+  response["status"] = status_of(400, message);
   return go_json_dump(review_response(env, std::move(response)));
 }
 
@@ -105,11 +147,10 @@ std::string decision_response(const Envelope& env, std::string_view name, const 
   if (!decision.allowed) {
     for (const auto& e : field::deduplicated(decision.errors)) env.summary->denied_fields.push_back(e.field);
   }
-  Json response = Json::object();
+  Json response = object_for(6);
   response["uid"] = env.uid;
   response["allowed"] = decision.allowed;
-  response["status"] = decision.allowed ? Json{{"metadata", Json::object()}, {"code", 200}}
-                                        : rejection_status(name, decision.errors);
+  response["status"] = decision.allowed ? status_of(200) : rejection_status(name, decision.errors);
   if (hook == Hook::kMutating && decision.allowed && !decision.patch.empty()) {
     response["patch"] = base64_encode(go_json_dump(decision.patch));
     response["patchType"] = "JSONPatch";
@@ -233,16 +274,25 @@ std::string rejection_message(std::string_view name, const field::ErrorList& err
 Json rejection_status(std::string_view name, const field::ErrorList& errors) {
   Json causes = Json::array();
   for (std::size_t i = 0; i < errors.size() && i < kMaxCauses; ++i) {
-    causes.push_back({{"reason", field::cause_reason(errors[i].type)},
-                      {"message", errors[i].body()},
-                      {"field", errors[i].field}});
+    Json cause = object_for(3);
+    cause["reason"] = field::cause_reason(errors[i].type);
+    cause["message"] = errors[i].body();
+    cause["field"] = errors[i].field;
+    causes.push_back(std::move(cause));
   }
-  return {{"metadata", Json::object()},
-          {"status", "Failure"},
-          {"message", rejection_message(name, errors)},
-          {"reason", "Invalid"},
-          {"details", {{"name", name}, {"group", kGroup}, {"kind", kKind}, {"causes", std::move(causes)}}},
-          {"code", 422}};
+  Json details = object_for(4);
+  details["name"] = name;
+  details["group"] = kGroup;
+  details["kind"] = kKind;
+  details["causes"] = std::move(causes);
+  Json status = object_for(6);
+  status["metadata"] = Json::object();
+  status["status"] = "Failure";
+  status["message"] = rejection_message(name, errors);
+  status["reason"] = "Invalid";
+  status["details"] = std::move(details);
+  status["code"] = 422;
+  return status;
 }
 
 namespace {

@@ -43,8 +43,13 @@ std::string base64(const std::string& bytes) {
 // the target never exists half-written or briefly readable by others. Without force the move is
 // a link(), which fails rather than replace a file that appeared since the check.
 Result<bool> write_file(const fs::path& target, const std::string& content, mode_t mode, bool force) {
-  const fs::path temp =
-      target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  // Built piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
+  // `"." + std::string`, which -Werror turns into a failed release build.
+  std::string temp_name = ".";
+  temp_name += target.filename().string();
+  temp_name += ".tmp.";
+  temp_name += std::to_string(::getpid());
+  const fs::path temp = target.parent_path() / temp_name;
   // Takes errno first: the clean-up below may change it.
   const auto error = [&](const std::string& what, int err = errno) {
     ::unlink(temp.c_str());

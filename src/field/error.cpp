@@ -110,14 +110,24 @@ ErrorList deduplicated(const ErrorList& errs) {
 }
 
 std::string to_string(const ErrorList& errs) {
-  const ErrorList unique = deduplicated(errs);
+  // As deduplicated(), but each line is printed once: it is both what drops a duplicate and the
+  // text. `unique` never reallocates (reserved), so the views in `seen` stay valid.
+  std::vector<std::string> unique;
+  unique.reserve(errs.size());
+  std::unordered_set<std::string_view> seen;
+  for (const auto& e : errs) {
+    std::string line = e.to_string();
+    if (seen.contains(line)) continue;
+    unique.push_back(std::move(line));
+    seen.insert(unique.back());
+  }
   if (unique.empty()) return {};
-  if (unique.size() == 1) return unique.front().to_string();
+  if (unique.size() == 1) return std::move(unique.front());
   std::string s = "[";
   const std::size_t shown = std::min(unique.size(), kMaxErrorsInMessage);
   for (std::size_t i = 0; i < shown; ++i) {
     if (i > 0) s += ", ";
-    s += unique[i].to_string();
+    s += unique[i];
   }
   if (unique.size() > shown) s += ", and " + std::to_string(unique.size() - shown) + " more";
   s += "]";

@@ -5,8 +5,10 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <string_view>
 
 #include <openssl/err.h>
@@ -112,6 +114,10 @@ void TlsStream::reply_plain_http_refusal() const {
 
 TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_fd) {
   const auto idle_deadline = Clock::now() + idle_timeout;
+  if (read_begin_ < read_end_) {  // the next request arrived with the previous one
+    read_deadline_ = Clock::now() + read_timeout_;
+    return Wait::kRequest;
+  }
   for (;;) {
     // Peeking processes whatever TLS records have arrived, so the answer is about application
     // data: bytes OpenSSL has already buffered count, a TLS message without data (a key update)
@@ -144,7 +150,7 @@ void TlsStream::close_notify() {
 }
 
 bool TlsStream::is_readable() const {
-  if (SSL_pending(ssl_) > 0) return true;
+  if (read_begin_ < read_end_ || SSL_pending(ssl_) > 0) return true;
   pollfd fd{sock_, POLLIN, 0};
   return poll_until(&fd, 1, read_deadline_) > 0;
 }
@@ -156,6 +162,22 @@ bool TlsStream::is_writable() const {
 
 ssize_t TlsStream::read(char* ptr, size_t size) {
   if (size == 0) return 0;
+  if (read_begin_ == read_end_) {
+    // Large reads (request bodies) go straight to the caller; small ones fill the buffer.
+    if (size >= kReadBufferBytes) return read_tls(ptr, size);
+    if (!read_buffer_) read_buffer_ = std::make_unique<char[]>(kReadBufferBytes);
+    const ssize_t n = read_tls(read_buffer_.get(), kReadBufferBytes);
+    if (n <= 0) return n;
+    read_begin_ = 0;
+    read_end_ = static_cast<size_t>(n);
+  }
+  const size_t n = std::min(size, read_end_ - read_begin_);
+  std::memcpy(ptr, read_buffer_.get() + read_begin_, n);
+  read_begin_ += n;
+  return static_cast<ssize_t>(n);
+}
+
+ssize_t TlsStream::read_tls(char* ptr, size_t size) {
   for (;;) {
     ERR_clear_error();
     const int r = SSL_read(ssl_, ptr, static_cast<int>(std::min<size_t>(size, INT_MAX)));

@@ -30,6 +30,63 @@ field::Error type_error(const field::Path& path, std::string_view expected, Json
           path.to_string() + " in body must be of type " + std::string(expected) + ": \"" + actual + "\""};
 }
 
+namespace {
+
+// The type a scalar of this kind must have, as the error names it, when v does not have it;
+// empty when it does.
+std::string_view scalar_mismatch(ScalarKind scalar, JsonView v) {
+  const auto t = json_type(v);
+  switch (scalar) {
+    case ScalarKind::kString:
+    case ScalarKind::kTime: return t != "string" ? "string" : "";
+    case ScalarKind::kInteger: return t != "integer" ? "integer" : "";
+    case ScalarKind::kBool: return t != "boolean" ? "boolean" : "";
+    case ScalarKind::kIntOrString: return t != "integer" && t != "string" ? "integer,string" : "";
+    case ScalarKind::kQuantity:
+      // Lenient: Go's Quantity also decodes a JSON number such as 0.5.
+      return t != "integer" && t != "string" && t != "number" ? "integer,string" : "";
+    case ScalarKind::kRawJson: return "";
+  }
+  return "";
+}
+
+// True when check_template_types would find nothing: the common case, answered without building a
+// path for every field (which cost as much as the rest of the check of a valid JobSet).
+bool conforms(const FieldKind& kind, JsonView v) {
+  const auto type = v.type();
+  if (type == element_type::NULL_VALUE) return true;
+  switch (kind.shape) {
+    case Shape::kStruct:
+      if (type != element_type::OBJECT) return false;
+      for (const auto [key, child] : JsonObjectView(v)) {
+        const FieldKind* sub = kind.field(key);
+        if (sub != nullptr && !conforms(*sub, child)) return false;
+      }
+      return true;
+    case Shape::kMap:
+    case Shape::kSlice: {
+      const bool is_map = kind.shape == Shape::kMap;
+      if (type != (is_map ? element_type::OBJECT : element_type::ARRAY)) return false;
+      if (!kind.element) return true;
+      if (is_map) {
+        for (const auto [key, child] : JsonObjectView(v)) {
+          if (!conforms(*kind.element, child)) return false;
+        }
+      } else {
+        for (const auto child : JsonArrayView(v)) {
+          if (!conforms(*kind.element, child)) return false;
+        }
+      }
+      return true;
+    }
+    case Shape::kScalar:
+      break;
+  }
+  return scalar_mismatch(kind.scalar, v).empty();
+}
+
+}  // namespace
+
 void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, field::ErrorList& errs) {
   if (v.type() == element_type::NULL_VALUE) return;  // the API server drops nulls of such fields
   switch (kind.shape) {
@@ -37,7 +94,8 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, 
       if (v.type() != element_type::OBJECT) return errs.push_back(type_error(path, "object", v));
       for (const auto [key, child] : JsonObjectView(v)) {
         const FieldKind* sub = kind.field(key);
-        if (sub == nullptr) continue;  // unknown fields are pruned, not rejected
+        // Unknown fields are pruned, not rejected; a conforming value needs no path.
+        if (sub == nullptr || conforms(*sub, child)) continue;
         path.push_child(key);
         check_template_types(*sub, child, path, errs);
         path.pop();
@@ -52,6 +110,7 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, 
       if (!kind.element) return;
       if (is_map) {
         for (const auto [key, child] : JsonObjectView(v)) {
+          if (conforms(*kind.element, child)) continue;
           path.push_key(key);
           check_template_types(*kind.element, child, path, errs);
           path.pop();
@@ -59,7 +118,9 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, 
       } else {
         std::size_t i = 0;
         for (const auto child : JsonArrayView(v)) {
-          path.push_index(i++);
+          const std::size_t index = i++;
+          if (conforms(*kind.element, child)) continue;
+          path.push_index(index);
           check_template_types(*kind.element, child, path, errs);
           path.pop();
         }
@@ -69,27 +130,8 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, 
     case Shape::kScalar:
       break;
   }
-  const auto t = json_type(v);
-  switch (kind.scalar) {
-    case ScalarKind::kString:
-    case ScalarKind::kTime:
-      if (t != "string") errs.push_back(type_error(path, "string", v));
-      return;
-    case ScalarKind::kInteger:
-      if (t != "integer") errs.push_back(type_error(path, "integer", v));
-      return;
-    case ScalarKind::kBool:
-      if (t != "boolean") errs.push_back(type_error(path, "boolean", v));
-      return;
-    case ScalarKind::kIntOrString:
-      if (t != "integer" && t != "string") errs.push_back(type_error(path, "integer,string", v));
-      return;
-    case ScalarKind::kQuantity:
-      // Lenient: Go's Quantity also decodes a JSON number such as 0.5.
-      if (t != "integer" && t != "string" && t != "number") errs.push_back(type_error(path, "integer,string", v));
-      return;
-    case ScalarKind::kRawJson:
-      return;
+  if (const auto expected = scalar_mismatch(kind.scalar, v); !expected.empty()) {
+    errs.push_back(type_error(path, expected, v));
   }
 }
 

@@ -153,7 +153,8 @@ void append_changes(const std::vector<Change>& changes, std::string_view detail,
 
 void diff_into(const FieldKind* kind, MaybeJson old_v, MaybeJson new_v, field::Path path,
                const DiffOptions& options, std::string_view detail, field::ErrorList& errs) {
-  if (semantically_equal(kind, old_v, new_v, options)) return;  // the common case builds no paths
+  // No equality pass first: diff() passes over the same values on both sides without building a
+  // path (semantic.cpp), so an equality pass would only walk a changed value twice.
   std::vector<Change> changes;
   diff(kind, old_v, new_v, path, options, changes);
   append_changes(changes, detail, errs);
@@ -275,6 +276,7 @@ void check_replicated_job(MaybeJson old_rj, MaybeJson new_rj, std::size_t index,
   // The CRD's CEL rule catches a dependsOn change first when both sides set it; a dependsOn that
   // appears or disappears only upstream's webhook rejects.
   const auto old_deps = member(old_rj, "dependsOn"), new_deps = member(new_rj, "dependsOn");
+  if (!old_deps && !new_deps) return;  // the common case: no path to build
   diff_into(rj_kind.field("dependsOn"), old_deps, new_deps, rj_path.child("dependsOn"), {},
             old_deps && new_deps ? kValueImmutable : kFieldImmutable, ctx.errs);
 }

@@ -48,6 +48,16 @@ std::string go_quote(std::string_view s);
 // printed value does not depend on the key order of the request.
 std::string go_json(JsonView value);
 
+// a < b in byte order, as std::string_view compares, deciding on the first byte without a call
+// to memcmp when it differs: the walks that check each object's keys are in order (admission's
+// duplicate check, the decision's fast paths) compare every key of a request with the one before.
+inline bool key_less(std::string_view a, std::string_view b) {
+  if (!a.empty() && !b.empty() && a[0] != b[0]) {
+    return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]);
+  }
+  return a < b;
+}
+
 using Members = std::vector<std::pair<std::string_view, JsonView>>;
 
 // The members of an object sorted by key (byte order). Of a key given twice, only the first, the
