@@ -1,13 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include "support/sample_reviews.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
 
 namespace t = jobset_webhook::testing;
 
 namespace {
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
-std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json"); }
+using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::sample_review;
 }  // namespace
 
 TEST_CASE("100 idle keep-alive connections do not keep a new request waiting",
@@ -19,7 +20,7 @@ TEST_CASE("100 idle keep-alive connections do not keep a new request waiting",
     idle.push_back(
         t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
     REQUIRE(idle.back());
-    const auto res = idle.back()->request(t::http_request("POST", kValidate, sample()));
+    const auto res = idle.back()->request(t::http_request("POST", kValidate, sample_review()));
     REQUIRE(res);
     REQUIRE(res->status == 200);
   }
@@ -28,12 +29,12 @@ TEST_CASE("100 idle keep-alive connections do not keep a new request waiting",
   const auto fresh =
       t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()));
   REQUIRE(fresh);
-  const auto res = fresh->request(t::http_request("POST", kValidate, sample()));
+  const auto res = fresh->request(t::http_request("POST", kValidate, sample_review()));
   REQUIRE(res);
   CHECK(res->status == 200);
   // And the idle ones were kept, not dropped to make room.
   for (auto& conn : idle) {
-    const auto again = conn->request(t::http_request("POST", kValidate, sample()));
+    const auto again = conn->request(t::http_request("POST", kValidate, sample_review()));
     REQUIRE(again);
     CHECK(again->status == 200);
   }

@@ -20,6 +20,7 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/server/tls_stream.h"
+#include "support/sample_reviews.h"
 #include "support/hostile_reviews.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
@@ -30,7 +31,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
 
 std::string denied_review() {
   return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json");

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/sample_reviews.h"
 #include "support/hostile_reviews.h"
 #include "support/pki.h"
 #include "support/process.h"
@@ -20,7 +21,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
 
 // Resident memory of a process in KiB.
 long rss_kib(pid_t pid) {

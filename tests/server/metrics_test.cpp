@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "jobset_webhook/admission/review.h"
+#include "support/sample_reviews.h"
 #include "support/prometheus.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
@@ -25,7 +26,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
 const std::string kMutate = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 const std::string kImagePath =
     "spec.replicatedJobs[*].template.spec.template.spec.containers[*].image";

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/sample_reviews.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
 
@@ -14,10 +15,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::sample_review;
 const std::string kMutate = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 
-std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json"); }
 
 std::unique_ptr<t::TlsConnection> connect(const t::TestServer& server, const t::Pki& pki) {
   std::string error;
@@ -43,7 +44,7 @@ TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is
     std::string body;
   };
   const std::vector<Case> cases = {
-      {"other path", t::http_request("POST", "/validate", sample().substr(0, 100)), 404,
+      {"other path", t::http_request("POST", "/validate", sample_review().substr(0, 100)), 404,
        R"({"code":404,"message":"no webhook at /validate; the webhooks are /validate-jobset-x-k8s-io-v1alpha2-jobset and /mutate-jobset-x-k8s-io-v1alpha2-jobset"})"},
       {"GET", t::http_request("GET", kValidate, ""), 405,
        R"({"code":405,"message":"method GET is not allowed; use POST"})"},
@@ -136,7 +137,7 @@ TEST_CASE("One connection carries any number of requests", "[server][protocol]")
   t::TestServer server(t::test_options(pki));
   const auto conn = connect(server, pki);
   for (int i = 0; i < 50; ++i) {
-    const auto res = conn->request(t::http_request("POST", i % 2 ? kValidate : kMutate, sample()));
+    const auto res = conn->request(t::http_request("POST", i % 2 ? kValidate : kMutate, sample_review()));
     REQUIRE(res);
     CHECK(res->status == 200);
     CHECK(res->header("connection").empty());
@@ -185,7 +186,7 @@ TEST_CASE("Expect: 100-continue gets 100 before a good body and the refusal inst
   t::TestServer server(options);
   SECTION("accepted") {
     const auto conn = connect(server, pki);
-    const auto body = sample();
+    const auto body = sample_review();
     REQUIRE(conn->send("POST " + kValidate +
                        " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                        "Expect: 100-continue\r\nContent-Length: " +
@@ -215,7 +216,7 @@ TEST_CASE("A request is not judged once its ?timeout= has passed", "[server][pro
   // 1ns has always passed by the time the body is read: reading stops, and with the rest of the
   // body unread the connection closes.
   const auto conn = connect(server, pki);
-  auto res = conn->request(t::http_request("POST", kValidate + "?timeout=1ns", sample()));
+  auto res = conn->request(t::http_request("POST", kValidate + "?timeout=1ns", sample_review()));
   REQUIRE(res);
   CHECK(res->status == 504);
   CHECK(
@@ -223,12 +224,12 @@ TEST_CASE("A request is not judged once its ?timeout= has passed", "[server][pro
       R"({"code":504,"message":"the request's timeout of 1ns passed before it could be answered"})");
   CHECK(res->header("connection") == "close");
   const auto fresh = connect(server, pki);
-  res = fresh->request(t::http_request("POST", kValidate + "?timeout=10s", sample()));
+  res = fresh->request(t::http_request("POST", kValidate + "?timeout=10s", sample_review()));
   REQUIRE(res);
   CHECK(res->status == 200);
   // The largest duration Go writes is a valid timeout too.
   res = fresh->request(
-      t::http_request("POST", kValidate + "?timeout=2562047h47m16.854775807s", sample()));
+      t::http_request("POST", kValidate + "?timeout=2562047h47m16.854775807s", sample_review()));
   REQUIRE(res);
   CHECK(res->status == 200);
   const auto lines = server.log().wait_for("request", 3);
@@ -271,7 +272,7 @@ TEST_CASE("An idle keep-alive connection is closed after the idle timeout", "[se
   options.idle_timeout = 200ms;
   t::TestServer server(options);
   const auto conn = connect(server, pki);
-  REQUIRE(conn->request(t::http_request("POST", kValidate, sample())));
+  REQUIRE(conn->request(t::http_request("POST", kValidate, sample_review())));
   CHECK(conn->closed_by_server());
 }
 
@@ -280,7 +281,7 @@ TEST_CASE("Each request gets one access-log line with the review's identity and 
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   const auto conn = connect(server, pki);
-  REQUIRE(conn->request(t::http_request("POST", kValidate, sample())));
+  REQUIRE(conn->request(t::http_request("POST", kValidate, sample_review())));
   REQUIRE(conn->request(t::http_request("GET", kMutate, "")));
   const auto lines = server.log().wait_for("request", 2);
   REQUIRE(lines.size() == 2);

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/admission/review.h"
+#include "support/sample_reviews.h"
 #include "support/process.h"
 #include "support/test_server.h"
 
@@ -16,7 +17,7 @@ using jobset_webhook::Policy;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
 const std::string kMutate = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 
 Json jobset(const std::string& image, int replicas) {

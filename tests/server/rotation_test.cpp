@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/sample_reviews.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
 
@@ -19,9 +20,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::sample_review;
 
-std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json"); }
 
 // A directory laid out as the kubelet lays out a Secret volume:
 //   tls.crt -> ..data/tls.crt, ..data -> ..gen_N/, ..gen_N/tls.crt
@@ -61,7 +62,7 @@ class Load {
       while (!stop_) {
         const auto conn = t::TlsConnection::open(port, options);
         const auto res =
-            conn ? conn->request(t::http_request("POST", kValidate, sample())) : std::nullopt;
+            conn ? conn->request(t::http_request("POST", kValidate, sample_review())) : std::nullopt;
         (res && res->status == 200 ? answered_ : failed_)++;
       }
     });
@@ -69,7 +70,7 @@ class Load {
       auto conn = t::TlsConnection::open(port, options);
       if (!conn) ++failed_;
       while (!stop_ && conn) {
-        const auto res = conn->request(t::http_request("POST", kValidate, sample()));
+        const auto res = conn->request(t::http_request("POST", kValidate, sample_review()));
         (res && res->status == 200 ? answered_ : failed_)++;
         kept_alive_fingerprint_ = conn->peer_fingerprint();
       }
@@ -184,7 +185,7 @@ TEST_CASE("A rotated client CA is used by new handshakes; a broken one is refuse
   const auto accepted = [&](const t::TlsClientOptions& o) {
     const auto conn = t::TlsConnection::open(server.port(), o);
     const auto res =
-        conn ? conn->request(t::http_request("POST", kValidate, sample())) : std::nullopt;
+        conn ? conn->request(t::http_request("POST", kValidate, sample_review())) : std::nullopt;
     return res && res->status == 200;
   };
   const auto eventually = [&](auto condition) {

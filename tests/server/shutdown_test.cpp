@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/sample_reviews.h"
 #include "support/serve_process.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
@@ -20,9 +21,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::sample_review;
 
-std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json"); }
 
 // Clients sending requests as fast as they are answered: some on kept-alive connections (opening
 // a new one when the server closes theirs), some on a new connection each time.
@@ -35,7 +36,7 @@ class Load {
         while (!stop_) {
           if (!conn) conn = t::TlsConnection::open(port, t::TlsClientOptions().trust(ca_file));
           if (!conn) continue;  // refused: the listener is closed
-          const auto res = conn->request(t::http_request("POST", kValidate, sample()));
+          const auto res = conn->request(t::http_request("POST", kValidate, sample_review()));
           if (res && res->status == 200) ++answered_;
           if (!res || !keep_alive || res->header("connection") == "close") conn.reset();
         }
@@ -103,7 +104,7 @@ TEST_CASE("A request still arriving when shutdown begins is answered, then its c
   const auto conn =
       t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt()), &error);
   REQUIRE(conn);
-  const auto request = t::http_request("POST", kValidate, sample());
+  const auto request = t::http_request("POST", kValidate, sample_review());
   const auto half = request.size() / 2;
   REQUIRE(conn->send(request.substr(0, half)));
   const int health_port = server.health_port();
@@ -158,7 +159,7 @@ TEST_CASE("Idle keep-alive connections are closed at once when shutdown begins",
     idle.push_back(
         t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
     REQUIRE(idle.back());
-    REQUIRE(idle.back()->request(t::http_request("POST", kValidate, sample())));
+    REQUIRE(idle.back()->request(t::http_request("POST", kValidate, sample_review())));
   }
   CHECK(server.server().shutdown(20s));
   for (auto& conn : idle) CHECK(conn->closed_by_server());

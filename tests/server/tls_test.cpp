@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/sample_reviews.h"
 #include "support/test_server.h"
 #include "support/tls_client.h"
 
@@ -13,10 +14,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kValidate = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
+using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::sample_review;
 const std::string kServiceName = "jobset-webhook.jobset-system.svc";
 
-std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json"); }
 
 // True when a request over a connection with these options gets an answer. A refused client
 // certificate shows either in the handshake (TLS 1.2) or as a closed connection on the first read
@@ -24,7 +25,7 @@ std::string sample() { return t::slurp(std::string(JOBSET_TESTDATA_DIR) + "/samp
 bool answered(int port, const t::TlsClientOptions& options, std::string* error = nullptr) {
   const auto conn = t::TlsConnection::open(port, options, error);
   if (!conn) return false;
-  const auto res = conn->request(t::http_request("POST", kValidate, sample()));
+  const auto res = conn->request(t::http_request("POST", kValidate, sample_review()));
   return res && res->status == 200;
 }
 
@@ -71,7 +72,7 @@ TEST_CASE("The serving certificate verifies against the CA for the Service's DNS
   client.set_hostname_addr_map({{kServiceName, "127.0.0.1"}});
   client.set_ca_cert_path(pki.ca_crt().c_str());
   client.enable_server_certificate_verification(true);
-  const auto res = client.Post(kValidate.c_str(), sample(), "application/json");
+  const auto res = client.Post(kValidate.c_str(), sample_review(), "application/json");
   REQUIRE(res);
   CHECK(res->status == 200);
 
@@ -119,7 +120,7 @@ TEST_CASE("With a client CA, a client certificate it signed is required", "[serv
   httplib::SSLClient client("127.0.0.1", server.port(), pki.client_crt(), pki.client_key());
   client.set_ca_cert_path(pki.ca_crt().c_str());
   client.enable_server_certificate_verification(true);
-  const auto res = client.Post(kValidate.c_str(), sample(), "application/json");
+  const auto res = client.Post(kValidate.c_str(), sample_review(), "application/json");
   REQUIRE(res);
   CHECK(res->status == 200);
   const auto refusals = server.log().wait_for("TLS handshake failed", 1);
@@ -151,7 +152,7 @@ TEST_CASE("TLS 1.0 and 1.1 are refused, TLS 1.2 and 1.3 accepted", "[server][tls
           t::TlsConnection::open(server.port(), t::TlsClientOptions().versions(version, version));
       REQUIRE(conn);
       CHECK(conn->protocol_version() == version);
-      const auto res = conn->request(t::http_request("POST", kValidate, sample()));
+      const auto res = conn->request(t::http_request("POST", kValidate, sample_review()));
       REQUIRE(res);
       CHECK(res->status == 200);
     }
@@ -194,12 +195,12 @@ TEST_CASE("Plain HTTP to the HTTPS port is refused with a plain-HTTP explanation
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   const auto res =
-      t::plain_http_exchange(server.port(), t::http_request("POST", kValidate, sample()));
+      t::plain_http_exchange(server.port(), t::http_request("POST", kValidate, sample_review()));
   REQUIRE(res);
   CHECK(res->status == 400);
   CHECK(res->body == "Client sent an HTTP request to an HTTPS server.\n");
   CHECK(server.log().with_msg("request").empty());  // nothing was judged
   httplib::Client plain("127.0.0.1", server.port());
-  const auto via_httplib = plain.Post(kValidate.c_str(), sample(), "application/json");
+  const auto via_httplib = plain.Post(kValidate.c_str(), sample_review(), "application/json");
   CHECK((!via_httplib || via_httplib->status == 400));
 }

@@ -1,0 +1,19 @@
+#pragma once
+
+// Test helpers: the route the server tests POST to, and the sample AdmissionReview they send
+// (tests/data/sample-review.json: an UPDATE that changes an image, denied).
+
+#include <string>
+
+#include "jobset_webhook/server/endpoints.h"
+#include "support/process.h"
+
+namespace jobset_webhook::testing {
+
+inline const std::string kValidate(server::kValidatePath);
+
+inline std::string sample_review() {
+  return slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json");
+}
+
+}  // namespace jobset_webhook::testing
