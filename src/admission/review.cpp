@@ -1,9 +1,8 @@
 #include "jobset_webhook/admission/review.h"
 
-#include <algorithm>
 #include <optional>
-#include <vector>
 
+#include "admission/duplicate_keys.h"
 #include "admission/go_json.h"
 
 namespace jobset_webhook::admission {
@@ -30,71 +29,6 @@ std::optional<std::string_view> string_field(JsonView object, std::string_view k
   const auto v = field_of(object, key);
   if (!v || v->type() != element_type::STRING) return std::nullopt;
   return std::string_view(*v);
-}
-
-// Objects with at most this many members are checked pairwise, larger ones through a sorted copy
-// of their keys: linear for the usual small objects, n log n for a 100,000-entry map.
-constexpr std::size_t kSmallObject = 16;
-
-bool is_container(JsonView value) {
-  const auto type = value.type();
-  return type == element_type::OBJECT || type == element_type::ARRAY;
-}
-
-// The first key found twice in one object, if any. Keys in strictly increasing order, as the API
-// server writes every object, hold no duplicate: only other objects are checked key by key.
-std::optional<std::string_view> duplicate_in(JsonObjectView object, std::vector<std::string_view>& keys) {
-  keys.clear();
-  for (const auto [key, member] : object) keys.push_back(key);
-  if (keys.size() <= kSmallObject) {
-    for (std::size_t i = 1; i < keys.size(); ++i) {
-      for (std::size_t j = 0; j < i; ++j) {
-        if (keys[i] == keys[j]) return keys[i];
-      }
-    }
-    return std::nullopt;
-  }
-  std::sort(keys.begin(), keys.end());
-  if (const auto it = std::adjacent_find(keys.begin(), keys.end()); it != keys.end()) return *it;
-  return std::nullopt;
-}
-
-// The first key found twice in one object of the document, if any.
-//
-// Go's encoding/json keeps the last of duplicate keys; simdjson's at_key, which the core reads
-// with, finds the first. A request with duplicates could therefore be judged on other values
-// than those the API server stores (say, an old "replicas" followed by a changed template). The
-// API server never sends duplicates: it decodes the object and encodes it again for the webhook.
-// So a request that holds one was crafted, and it is refused as a whole (400) rather than read
-// either way. The walk is iterative: simdjson already bounds the depth, this stays safe anyway.
-// It runs on every request, over the whole document: only containers are queued, and an object
-// is looked at key by key only when its keys are out of order.
-std::optional<std::string_view> duplicate_key(JsonView root) {
-  std::vector<JsonView> pending;
-  if (is_container(root)) pending.push_back(root);
-  std::vector<std::string_view> keys;
-  while (!pending.empty()) {
-    const JsonView value = pending.back();
-    pending.pop_back();
-    if (value.type() == element_type::ARRAY) {
-      for (const auto element : JsonArrayView(value)) {
-        if (is_container(element)) pending.push_back(element);
-      }
-      continue;
-    }
-    bool increasing = true;
-    std::string_view previous;
-    bool first = true;
-    for (const auto [key, member] : JsonObjectView(value)) {
-      if (!first && !field::key_less(previous, key)) increasing = false;
-      previous = key;
-      first = false;
-      if (is_container(member)) pending.push_back(member);
-    }
-    if (increasing) continue;
-    if (const auto key = duplicate_in(JsonObjectView(value), keys)) return key;
-  }
-  return std::nullopt;
 }
 
 // What the response needs before the request is known to be usable.
@@ -217,7 +151,8 @@ void summarize(JsonView root, ReviewSummary& summary) {
   summary.dry_run = dry_run && dry_run->type() == element_type::BOOL && bool(*dry_run);
 }
 
-std::string respond(JsonView root, const Policy& policy, Hook hook, ReviewSummary& summary) {
+std::string respond(const simdjson::dom::document& document, const Policy& policy, Hook hook, ReviewSummary& summary) {
+  const JsonView root = document.root();
   summarize(root, summary);
   Envelope env;
   env.summary = &summary;
@@ -227,7 +162,7 @@ std::string respond(JsonView root, const Policy& policy, Hook hook, ReviewSummar
   const auto request = field_of(root, "request");
   if (request && request->type() == element_type::OBJECT) env.uid = string_field(*request, "uid").value_or("");
 
-  if (const auto key = duplicate_key(root)) {
+  if (const auto key = duplicate_key(document)) {
     return bad_request(env, "the request holds the JSON key " + field::go_quote(*key) +
                                 " twice in one object; refused because decoders disagree on which one counts");
   }
@@ -304,12 +239,12 @@ Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, 
   // speed on repeated parses. It is the only state the core keeps, and it holds no request data
   // that outlives the call.
   thread_local simdjson::dom::parser parser;
-  JsonView root;
-  if (const auto error = parser.parse(body.data(), body.size()).get(root); error != simdjson::SUCCESS) {
+  if (const auto error = parser.parse(body.data(), body.size()).error(); error != simdjson::SUCCESS) {
     return Failure{400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
   }
   ReviewAnswer answer;
-  answer.body = respond(root, policy, hook, answer.summary);
+  // The root is parser.doc's: the duplicate-key check reads the document's tape.
+  answer.body = respond(parser.doc, policy, hook, answer.summary);
   // The parser's buffers grow to about ten times the largest body it parsed and stay that size:
   // kept after a 7 MiB body, every connection thread would hold some 70 MiB until it retires.
   // Past 1 MiB (a hundred times a typical review) they are given back; the next parse of such a

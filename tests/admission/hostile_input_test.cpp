@@ -172,6 +172,36 @@ TEST_CASE("A request with a JSON key given twice is refused with 400", "[admissi
   }
 }
 
+TEST_CASE("A duplicate key in the JobSet's own managedFields is let through, anywhere else refused",
+          "[admission][hostile]") {
+  Json with_fields = jobset({replicated_job("w")});
+  with_fields["metadata"]["managedFields"] = Json::parse(
+      R"([{"fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:suspend":{}}},"manager":"kubectl"}])");
+  with_fields["spec"]["replicatedJobs"][0]["template"]["metadata"]["managedFields"] =
+      with_fields["metadata"]["managedFields"];
+  const std::string body = update(with_fields, with_fields);
+  const std::string doubled = R"("f:suspend":{},"f:suspend":{})";
+  const auto nth = [&](std::size_t n) {
+    std::string out = body;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i <= n; ++i) at = out.find(R"("f:suspend":{})", i == 0 ? 0 : at + 1);
+    REQUIRE(at != std::string::npos);
+    return out.replace(at, std::string_view(R"("f:suspend":{})").size(), doubled);
+  };
+  // In order of the body: the new object's metadata, its job template, then the old object's.
+  SECTION("the object's metadata.managedFields, which no decision reads") {
+    CHECK(response_of(nth(0))["allowed"] == true);
+    CHECK(response_of(nth(2))["allowed"] == true);
+  }
+  SECTION("managedFields inside the job template") {
+    const Json r = response_of(nth(1));
+    REQUIRE(r["status"]["code"] == 400);
+    CHECK(r["status"]["message"] ==
+          "the request holds the JSON key \"f:suspend\" twice in one object; refused because "
+          "decoders disagree on which one counts");
+  }
+}
+
 TEST_CASE("Numbers beyond int64 or double are refused as not JSON, beyond int32 denied",
           "[admission][hostile]") {
   const std::string body = update(jobset({replicated_job("w")}), jobset({replicated_job("w")}));

@@ -5,7 +5,8 @@
 //
 // - A body that is not JSON at all is a Failure (400): the front end refuses it (HTTP 400, exit 2).
 // - JSON that holds a key twice in one object is refused with status.code 400: Go's decoder and
-//   ours would read different values (see docs/security.md).
+//   ours would read different values (see docs/security.md). The objects' metadata.managedFields,
+//   which no decision reads, is not checked.
 // - JSON that is not a usable AdmissionReview (no request or uid, an unknown operation, a kind
 //   that is not a jobset.x-k8s.io/v1alpha2 JobSet, an UPDATE without oldObject, an object or spec
 //   that is not an object) gets a response with allowed: false and status.code 400 saying what is
