@@ -306,7 +306,7 @@ bool same(MaybeJson a, MaybeJson b) { return a ? b && identical(*a, *b) : !b; }
 
 // Shapes without known fields or elements, for walking plain JSON.
 const FieldKind kPlainStruct{};
-const FieldKind kPlainSlice{false, Shape::kSlice, ScalarKind::kString, {}, nullptr};
+const FieldKind kPlainSlice{false, Shape::kSlice, ScalarKind::kString, {}, nullptr, {}};
 
 class Walker {
  public:

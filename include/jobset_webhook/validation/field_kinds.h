@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace jobset_webhook::validation {
 
@@ -34,6 +36,14 @@ struct FieldKind {
   // The kind of a struct field; nullptr for a field the table does not know (newer Kubernetes),
   // which is then compared as plain JSON.
   const FieldKind* field(std::string_view name) const;
+
+  // Builds field_index here and below. Called once the table is complete: it points into `fields`.
+  void index_fields();
+
+  // What field() reads once built: `fields` hashed, open addressing, a power of two at most half
+  // full, an empty slot without a kind. A review looks up a field hundreds of times, and the
+  // std::map cost a string comparison per level.
+  std::vector<std::pair<std::string_view, const FieldKind*>> field_index;
 };
 
 // The kinds of one ReplicatedJob entry (a struct whose fields are name, groupName, replicas,
