@@ -4,6 +4,7 @@
 
 #include "admission/duplicate_keys.h"
 #include "admission/go_json.h"
+#include "admission/parser_pool.h"
 
 namespace jobset_webhook::admission {
 namespace {
@@ -231,26 +232,31 @@ Json rejection_status(std::string_view name, const field::ErrorList& errors) {
 }
 
 namespace {
-constexpr std::size_t kKeepParserBuffersUpTo = 1 << 20;
-}  // namespace
 
-Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, Hook hook) {
-  // One parser per thread: it keeps its buffers between requests, which is most of simdjson's
-  // speed on repeated parses. It is the only state the core keeps, and it holds no request data
-  // that outlives the call.
-  thread_local simdjson::dom::parser parser;
-  if (const auto error = parser.parse(body.data(), body.size()).error(); error != simdjson::SUCCESS) {
+Result<ReviewAnswer> parse_and_answer(std::string_view body, bool padded, const Policy& policy, Hook hook) {
+  // The parser is the only state the core keeps between reviews; it holds no request data that
+  // outlives the call.
+  auto lease = parser_pool().borrow();
+  lease.parsed(body.size());
+  simdjson::dom::parser& parser = lease.parser();
+  const bool copy_first = !padded;
+  if (const auto error = parser.parse(body.data(), body.size(), copy_first).error(); error != simdjson::SUCCESS) {
     return Failure{400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
   }
   ReviewAnswer answer;
   // The root is parser.doc's: the duplicate-key check reads the document's tape.
   answer.body = respond(parser.doc, policy, hook, answer.summary);
-  // The parser's buffers grow to about ten times the largest body it parsed and stay that size:
-  // kept after a 7 MiB body, every connection thread would hold some 70 MiB until it retires.
-  // Past 1 MiB (a hundred times a typical review) they are given back; the next parse of such a
-  // body pays for the allocation, which is small next to parsing it.
-  if (body.size() > kKeepParserBuffersUpTo) parser = simdjson::dom::parser();
   return answer;
+}
+
+}  // namespace
+
+Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, Hook hook) {
+  return parse_and_answer(body, false, policy, hook);
+}
+
+Result<ReviewAnswer> answer_padded_review(std::string_view body, const Policy& policy, Hook hook) {
+  return parse_and_answer(body, true, policy, hook);
 }
 
 Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook) {

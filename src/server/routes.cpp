@@ -47,8 +47,10 @@ Result<std::string> read_body(const Request& req, const ContentReader& reader,
   std::string body;
   // A request with neither Content-Length nor chunked encoding has no body (RFC 9112 6.3).
   if (!has_body(req)) return body;
+  // Room for the padding too, so that the core parses the body where it is (the head checks have
+  // already refused a Content-Length over the limit).
   if (req.has_header("Content-Length"))
-    body.reserve(req.get_header_value<std::uint64_t>("Content-Length"));
+    body.reserve(req.get_header_value<std::uint64_t>("Content-Length") + admission::kInPlacePadding);
   bool too_large = false, late = false;
   const bool complete = reader([&](const char* data, std::size_t n) {
     if (n > max_request_bytes - body.size()) {
@@ -68,6 +70,10 @@ Result<std::string> read_body(const Request& req, const ContentReader& reader,
   }
   if (late) return timed_out(req);
   if (!complete) return Failure{400, "the request body ended early or arrived too slowly"};
+  // A chunked body, or one longer than announced, may have grown without the padding.
+  if (body.capacity() - body.size() < admission::kInPlacePadding) {
+    body.reserve(body.size() + admission::kInPlacePadding);
+  }
   return body;
 }
 

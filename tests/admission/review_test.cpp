@@ -242,3 +242,24 @@ TEST_CASE("The summary of an unusable review says what it carried and that it wa
   CHECK(s.code == 400);
   CHECK_FALSE(admission::answer_review("{", Policy{}, Hook::kValidating).ok());
 }
+
+TEST_CASE("A padded body is parsed in place and answered with the same bytes", "[admission][review]") {
+  const auto answer_both = [](const std::string& text) {
+    std::string padded = text;
+    padded.reserve(text.size() + admission::kInPlacePadding);
+    // Whatever the padding holds must not matter: fill it with what would break a parse.
+    padded.append(admission::kInPlacePadding, '"');
+    padded.resize(text.size());
+    const auto plain = admission::answer_review(text, Policy{}, Hook::kValidating);
+    const auto in_place = admission::answer_padded_review(padded, Policy{}, Hook::kValidating);
+    REQUIRE(plain.ok() == in_place.ok());
+    return plain.ok() ? std::make_pair(plain.value().body, in_place.value().body)
+                      : std::make_pair(plain.failure().message, in_place.failure().message);
+  };
+  for (const auto& text : {review("UPDATE", jobset("b"), jobset("a")).dump(),
+                           review("CREATE", jobset("a")).dump(), std::string("{\"kind\":"),
+                           std::string("[1,2")}) {
+    const auto [plain, in_place] = answer_both(text);
+    CHECK(plain == in_place);
+  }
+}

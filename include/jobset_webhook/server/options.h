@@ -51,11 +51,12 @@ struct ServerOptions {
   std::chrono::milliseconds reload_interval{1'000};
   // Each open connection is served by one thread; past this many, new connections wait.
   std::size_t max_connections = 4096;
-  // What answers a review body. Always admission::answer_review, except in tests that make it
-  // throw, to see an internal failure answered 500 and counted instead of ending the process.
+  // What answers a review body, which is followed by admission::kInPlacePadding readable bytes.
+  // Always admission::answer_padded_review, except in tests that make it throw, to see an internal
+  // failure answered 500 and counted instead of ending the process.
   using AnswerReview = std::function<Result<admission::ReviewAnswer>(std::string_view body,
                                                                      const Policy& policy, Hook hook)>;
-  AnswerReview answer_review = admission::answer_review;
+  AnswerReview answer_review = admission::answer_padded_review;
 };
 
 }  // namespace jobset_webhook::server

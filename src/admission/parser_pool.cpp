@@ -1,0 +1,31 @@
+#include "admission/parser_pool.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace jobset_webhook::admission {
+
+ParserPool::Lease ParserPool::borrow() {
+  {
+    const std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      auto parser = std::move(idle_.back());
+      idle_.pop_back();
+      return Lease(*this, std::move(parser));
+    }
+  }
+  return Lease(*this, std::make_unique<simdjson::dom::parser>());
+}
+
+void ParserPool::give_back(std::unique_ptr<simdjson::dom::parser> parser, std::size_t body_size) {
+  if (body_size > kKeepBuffersUpTo) return;  // freed here, outside the lock
+  const std::lock_guard lock(mutex_);
+  if (idle_.size() < idle_limit_) idle_.push_back(std::move(parser));
+}
+
+ParserPool& parser_pool() {
+  static ParserPool pool(std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency()));
+  return pool;
+}
+
+}  // namespace jobset_webhook::admission
