@@ -54,6 +54,24 @@ TEST_CASE("Log lines are one JSON object each, below the level dropped", "[serve
   CHECK(jobset_webhook::Json::parse(lines[1])["error"] == "\xEF\xBF\xBD");
 }
 
+TEST_CASE("A JSON log line is written member by member, fields after the standard three",
+          "[server][log]") {
+  const std::string time = "2026-11-30T11:46:05.123456Z";
+  jobset_webhook::Json fields = jobset_webhook::Json::object();
+  fields["code"] = 200;
+  fields["uid"] = "u\"1\xff";
+  fields["allowed"] = true;
+  CHECK(server::format_json_line(time, server::LogLevel::kInfo, "request", fields) ==
+        R"({"time":"2026-11-30T11:46:05.123456Z","level":"info","msg":"request","code":200,)"
+        "\"uid\":\"u\\\"1\xEF\xBF\xBD\",\"allowed\":true}\n");
+  SECTION("a field named like a standard member replaces it in place") {
+    fields["msg"] = "other";
+    CHECK(server::format_json_line(time, server::LogLevel::kWarn, "request", fields) ==
+          R"({"time":"2026-11-30T11:46:05.123456Z","level":"warn","msg":"other","code":200,)"
+          "\"uid\":\"u\\\"1\xEF\xBF\xBD\",\"allowed\":true}\n");
+  }
+}
+
 TEST_CASE("Log times are RFC 3339 UTC with microseconds", "[server][log]") {
   const auto t =
       std::chrono::system_clock::time_point(std::chrono::microseconds(1'796'039'165'123'456LL));

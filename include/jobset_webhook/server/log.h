@@ -59,6 +59,10 @@ class Log {
   LogFormat format_;
 };
 
+// The JSON form of one line: {"time","level","msg", ...fields}, compact, invalid UTF-8 replaced.
+std::string format_json_line(std::string_view time, LogLevel level, std::string_view message,
+                             const Json& fields);
+
 // The text form of one line: "<time> <LEVEL> <msg> key=value ...\n".
 std::string format_text_line(std::string_view time, LogLevel level, std::string_view message,
                              const Json& fields);
