@@ -24,7 +24,10 @@ void ParserPool::give_back(std::unique_ptr<simdjson::dom::parser> parser, std::s
 }
 
 ParserPool& parser_pool() {
-  static ParserPool pool(std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency()));
+  // Never destroyed: a connection thread still finishing a review while the process exits must
+  // not find the pool gone.
+  static ParserPool& pool =
+      *new ParserPool(std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency()));
   return pool;
 }
 

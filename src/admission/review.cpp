@@ -152,7 +152,8 @@ void summarize(JsonView root, ReviewSummary& summary) {
   summary.dry_run = dry_run && dry_run->type() == element_type::BOOL && bool(*dry_run);
 }
 
-std::string respond(const simdjson::dom::document& document, const Policy& policy, Hook hook, ReviewSummary& summary) {
+std::string respond(const simdjson::dom::document& document, const Policy& policy, Hook hook,
+                    ReviewSummary& summary) {
   const JsonView root = document.root();
   summarize(root, summary);
   Envelope env;
@@ -233,14 +234,16 @@ Json rejection_status(std::string_view name, const field::ErrorList& errors) {
 
 namespace {
 
-Result<ReviewAnswer> parse_and_answer(std::string_view body, bool padded, const Policy& policy, Hook hook) {
+Result<ReviewAnswer> parse_and_answer(std::string_view body, bool padded, const Policy& policy,
+                                      Hook hook) {
   // The parser is the only state the core keeps between reviews; it holds no request data that
   // outlives the call.
   auto lease = parser_pool().borrow();
   lease.parsed(body.size());
   simdjson::dom::parser& parser = lease.parser();
   const bool copy_first = !padded;
-  if (const auto error = parser.parse(body.data(), body.size(), copy_first).error(); error != simdjson::SUCCESS) {
+  const auto error = parser.parse(body.data(), body.size(), copy_first).error();
+  if (error != simdjson::SUCCESS) {
     return Failure{400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
   }
   ReviewAnswer answer;

@@ -84,8 +84,12 @@ std::string format_text_line(std::string_view time, LogLevel level, std::string_
 
 std::string format_json_line(std::string_view time, LogLevel level, std::string_view message,
                              const Json& fields) {
-  const auto dump = [](const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); };
-  const auto is_standard = [](const std::string& key) { return key == "time" || key == "level" || key == "msg"; };
+  const auto dump = [](const Json& value) {
+    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  };
+  const auto is_standard = [](const std::string& key) {
+    return key == "time" || key == "level" || key == "msg";
+  };
   const bool plain_fields =
       fields.is_object() && std::none_of(fields.items().begin(), fields.items().end(),
                                          [&](const auto& item) { return is_standard(item.key()); });
@@ -142,7 +146,8 @@ void Log::write(LogLevel level, std::string_view message, const Json& fields) co
                              fields));
       return;
     }
-    sink_(format_json_line(format_log_time(std::chrono::system_clock::now()), level, message, fields));
+    const auto time = format_log_time(std::chrono::system_clock::now());
+    sink_(format_json_line(time, level, message, fields));
   } catch (...) {
     // Logging never takes a request down with it.
   }

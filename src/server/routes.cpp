@@ -50,7 +50,8 @@ Result<std::string> read_body(const Request& req, const ContentReader& reader,
   // Room for the padding too, so that the core parses the body where it is (the head checks have
   // already refused a Content-Length over the limit).
   if (req.has_header("Content-Length"))
-    body.reserve(req.get_header_value<std::uint64_t>("Content-Length") + admission::kInPlacePadding);
+    body.reserve(req.get_header_value<std::uint64_t>("Content-Length") +
+                 admission::kInPlacePadding);
   bool too_large = false, late = false;
   const bool complete = reader([&](const char* data, std::size_t n) {
     if (n > max_request_bytes - body.size()) {

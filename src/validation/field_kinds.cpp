@@ -91,7 +91,8 @@ std::size_t hash_of(std::string_view name) {
   } else {
     for (const char c : name) head = (head << 8) | static_cast<unsigned char>(c);
   }
-  const std::uint64_t mixed = (head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ name.size();
+  const std::uint64_t mixed =
+      (head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ name.size();
   return static_cast<std::size_t>(mixed ^ (mixed >> 29));
 }
 

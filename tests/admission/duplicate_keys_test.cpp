@@ -59,10 +59,13 @@ class RandomJson {
     return out;
   }
 
-  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
+  std::size_t pick(std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
+  }
   // Some keys share their first eight bytes, which the scan compares as one number.
   std::string key() {
-    return (pick(3) == 0 ? "longkey-" : "") + std::string(1 + pick(2), static_cast<char>('a' + pick(4)));
+    const std::string letters(1 + pick(2), static_cast<char>('a' + pick(4)));
+    return (pick(3) == 0 ? "longkey-" : "") + letters;
   }
 
   std::string array(int depth) {

@@ -243,7 +243,8 @@ TEST_CASE("The summary of an unusable review says what it carried and that it wa
   CHECK_FALSE(admission::answer_review("{", Policy{}, Hook::kValidating).ok());
 }
 
-TEST_CASE("A padded body is parsed in place and answered with the same bytes", "[admission][review]") {
+TEST_CASE("A padded body is parsed in place and answered with the same bytes",
+          "[admission][review]") {
   const auto answer_both = [](const std::string& text) {
     std::string padded = text;
     padded.reserve(text.size() + admission::kInPlacePadding);

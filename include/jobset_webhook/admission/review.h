@@ -66,7 +66,8 @@ inline constexpr std::size_t kInPlacePadding = simdjson::SIMDJSON_PADDING;
 // answer_review for a body followed by kInPlacePadding readable bytes, parsed in place: the copy
 // answer_review makes first is a 60 KB memcpy for a typical review, and it evicts the body the
 // server has just read from the cache.
-[[nodiscard]] Result<ReviewAnswer> answer_padded_review(std::string_view body, const Policy& policy, Hook hook);
+[[nodiscard]] Result<ReviewAnswer> answer_padded_review(std::string_view body, const Policy& policy,
+                                                        Hook hook);
 
 // `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>`.
 std::string rejection_message(std::string_view name, const field::ErrorList& errors);
