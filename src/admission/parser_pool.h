@@ -2,8 +2,8 @@
 
 // The simdjson parsers that reviews borrow, shared by all threads.
 //
-// A parser keeps its buffers between documents (about six times the largest body it parsed),
-// which is most of simdjson's speed on repeated parses. One per thread, as before, meant one per
+// A parser keeps its buffers between documents (tape, strings and structural indexes: over ten
+// times the largest body it parsed), which is most of simdjson's speed on repeated parses. One per thread, as before, meant one per
 // connection of the server: 32 connections kept 32 sets of buffers, each gone cold in the cache by
 // the time its thread ran again. Borrowed from a pool, the few parsers that run at once (no more
 // than there are cores) are reused while their buffers are still in the cache.
@@ -45,7 +45,8 @@ class ParserPool {
   Lease borrow();
 
   // Past 1 MiB (a hundred times a typical review) a parser's buffers are given back to the system
-  // with it: kept after a 7 MiB body, each idle parser would hold some 70 MiB.
+  // with it: kept after a 7 MiB body, each idle parser would hold some 70 MiB. The next parse of
+  // such a body pays for the allocation, which is small next to parsing it.
   static constexpr std::size_t kKeepBuffersUpTo = 1 << 20;
 
  private:
