@@ -5,16 +5,19 @@
 
 namespace jobset_webhook::metrics {
 
-std::string escape_label_value(std::string_view value) {
+namespace {
+
+// The format's escapes: backslash and line feed always, the double quote inside label values.
+std::string escape(std::string_view text, bool quotes) {
   std::string out;
-  out.reserve(value.size());
-  for (const char c : value) {
+  out.reserve(text.size());
+  for (const char c : text) {
     if (c == '\\') {
       out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (c == '"' && quotes) {
+      out += "\\\"";
     } else {
       out += c;
     }
@@ -22,20 +25,11 @@ std::string escape_label_value(std::string_view value) {
   return out;
 }
 
-std::string escape_help(std::string_view help) {
-  std::string out;
-  out.reserve(help.size());
-  for (const char c : help) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+}  // namespace
+
+std::string escape_label_value(std::string_view value) { return escape(value, true); }
+
+std::string escape_help(std::string_view help) { return escape(help, false); }
 
 std::string format_value(double value) {
   if (std::isnan(value)) return "NaN";

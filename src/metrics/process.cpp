@@ -78,32 +78,23 @@ ProcessStats read_process_stats() {
 }
 
 void write_process_metrics(Exposition& out, const ProcessStats& stats) {
-  if (stats.cpu_seconds) {
-    out.family("process_cpu_seconds_total", "counter",
-               "Total user and system CPU time spent in seconds.");
-    out.sample("process_cpu_seconds_total", {}, *stats.cpu_seconds);
-  }
-  if (stats.max_fds) {
-    out.family("process_max_fds", "gauge", "Maximum number of open file descriptors.");
-    out.sample("process_max_fds", {}, *stats.max_fds);
-  }
-  if (stats.open_fds) {
-    out.family("process_open_fds", "gauge", "Number of open file descriptors.");
-    out.sample("process_open_fds", {}, *stats.open_fds);
-  }
-  if (stats.resident_bytes) {
-    out.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-    out.sample("process_resident_memory_bytes", {}, *stats.resident_bytes);
-  }
-  if (stats.start_time_seconds) {
-    out.family("process_start_time_seconds", "gauge",
-               "Start time of the process since unix epoch in seconds.");
-    out.sample("process_start_time_seconds", {}, *stats.start_time_seconds);
-  }
-  if (stats.virtual_bytes) {
-    out.family("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
-    out.sample("process_virtual_memory_bytes", {}, *stats.virtual_bytes);
-  }
+  // A family only for what this platform could read.
+  const auto family = [&out](std::string_view name, std::string_view type, std::string_view help,
+                             const auto& value) {
+    if (!value) return;
+    out.family(name, type, help);
+    out.sample(name, {}, *value);
+  };
+  family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.",
+         stats.cpu_seconds);
+  family("process_max_fds", "gauge", "Maximum number of open file descriptors.", stats.max_fds);
+  family("process_open_fds", "gauge", "Number of open file descriptors.", stats.open_fds);
+  family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+         stats.resident_bytes);
+  family("process_start_time_seconds", "gauge",
+         "Start time of the process since unix epoch in seconds.", stats.start_time_seconds);
+  family("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
+         stats.virtual_bytes);
 }
 
 }  // namespace jobset_webhook::metrics

@@ -1,6 +1,7 @@
 #include "jobset_webhook/server/routes.h"
 
 #include <exception>
+#include <utility>
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/server/access_log.h"
@@ -112,7 +113,7 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
   auto reply = options.answer_review(body.value(), options.policy, hook);
   if (!reply.ok()) return refuse(res, reply.failure());
   metrics.count_review(route, reply.value().summary, Clock::now() - judging);
-  if (conn != nullptr) conn->request.review = reply.value().summary;
+  if (conn != nullptr) conn->request.review = std::move(reply.value().summary);
   res.status = 200;
   res.body = std::move(reply.value().body);
   res.set_header("Content-Type", "application/json");
@@ -150,23 +151,26 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
                   }
                 });
   }
-  // httplib calls the logger once the response is written: the access-log line and the request's
-  // count and latency.
+  // httplib calls the logger once the response is written: the request's count and latency, and
+  // the access-log line, built only when it is written. The request's state is reset before the
+  // next request, so its review and error are moved into the line, not copied.
   server.set_logger([&log, &metrics](const Request& req, const Response& res) {
+    auto* conn = current_connection();
+    const Clock::duration latency =
+        conn != nullptr ? Clock::now() - conn->request.started : Clock::duration{};
+    if (const auto route = ServerMetrics::route_of(req.path)) {
+      metrics.count_request(*route, res.status, latency);
+    }
+    if (!log.enabled(LogLevel::kInfo)) return;
     AccessRecord record;
     record.method = req.method;
     record.path = req.path;
     record.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
     record.code = res.status;
-    Clock::duration latency{};
-    if (const auto* conn = current_connection()) {
-      latency = Clock::now() - conn->request.started;
+    if (conn != nullptr) {
       record.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
-      record.review = conn->request.review;
-      record.error = conn->request.error;
-    }
-    if (const auto route = ServerMetrics::route_of(req.path)) {
-      metrics.count_request(*route, res.status, latency);
+      record.review = std::move(conn->request.review);
+      record.error = std::move(conn->request.error);
     }
     log_access(log, record);
   });
