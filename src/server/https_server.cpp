@@ -129,6 +129,7 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
     return;
   }
   ConnectionContext conn;
+  conn.stream = &stream;
   current = &conn;
   bool clean = true;  // ends with our close_notify: not after an error or the client's close
   for (;;) {
@@ -147,10 +148,12 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
     } catch (...) {
       // httplib turns a handler's exception into a 500; anything escaping it ends the connection.
     }
+    // Usually sent already, by the access logger.
+    const bool sent = stream.flush();
     // Here the request's buffers are freed: httplib's Request and Response live inside
     // process_request.
     if (conn.request.body_bytes >= kTrimAfterBodyBytes) ::malloc_trim(0);
-    if (!written) {
+    if (!written || !sent) {
       clean = false;
       break;
     }

@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <ctime>
+
+#include "jobset_webhook/json_text.h"
 
 namespace jobset_webhook::server {
 namespace {
@@ -23,9 +26,13 @@ constexpr std::string_view level_name(LogLevel level) {
   return "info";
 }
 
+std::string dump(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 // A text-format value: bare when it reads unambiguously, JSON-quoted otherwise.
 std::string text_value(const Json& value) {
-  if (!value.is_string()) return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (!value.is_string()) return dump(value);
   const auto& s = value.get_ref<const std::string&>();
   bool bare = !s.empty();
   for (const char c : s) {
@@ -35,7 +42,7 @@ std::string text_value(const Json& value) {
       break;
     }
   }
-  return bare ? s : value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return bare ? s : dump(value);
 }
 
 // One write(2) per line: stderr is unbuffered, and a line written in pieces could interleave with
@@ -45,6 +52,32 @@ void write_to_stderr(std::string_view line) {
     const auto n = ::write(STDERR_FILENO, line.data(), line.size());
     if (n <= 0) return;
     line.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// As dump() writes them; only text that is not valid UTF-8 goes through dump's replacement.
+void append_log_string(std::string& line, std::string_view text) {
+  if (!append_json_string(line, text, JsonEscapes::kStandard)) line += dump(Json(text));
+}
+
+void append_log_value(std::string& line, const Json& value) {
+  char digits[24];
+  switch (value.type()) {
+    case Json::value_t::string:
+      return append_log_string(line, value.get_ref<const std::string&>());
+    case Json::value_t::boolean:
+      line += value.get<bool>() ? "true" : "false";
+      return;
+    case Json::value_t::number_integer:
+      line.append(digits, std::to_chars(digits, digits + sizeof digits,
+                                        value.get<Json::number_integer_t>()).ptr);
+      return;
+    case Json::value_t::number_unsigned:
+      line.append(digits, std::to_chars(digits, digits + sizeof digits,
+                                        value.get<Json::number_unsigned_t>()).ptr);
+      return;
+    default:
+      line += dump(value);
   }
 }
 
@@ -84,9 +117,6 @@ std::string format_text_line(std::string_view time, LogLevel level, std::string_
 
 std::string format_json_line(std::string_view time, LogLevel level, std::string_view message,
                              const Json& fields) {
-  const auto dump = [](const Json& value) {
-    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  };
   const auto is_standard = [](const std::string& key) {
     return key == "time" || key == "level" || key == "msg";
   };
@@ -104,19 +134,19 @@ std::string format_json_line(std::string_view time, LogLevel level, std::string_
     }
     return dump(line) + "\n";
   }
-  // The usual case, written member by member: copying every field into one object first cost as
-  // much as the rest of a request's logging.
+  // The usual case, written member by member straight into the line: copying every field into
+  // one object first, or a serializer per value, cost as much as the rest of a request's logging.
   std::string line = "{\"time\":";
-  line += dump(Json(time));
+  append_log_string(line, time);
   line += ",\"level\":";
-  line += dump(Json(level_name(level)));
+  append_log_string(line, level_name(level));
   line += ",\"msg\":";
-  line += dump(Json(message));
+  append_log_string(line, message);
   for (const auto& [key, value] : fields.items()) {
     line += ',';
-    line += dump(Json(key));
+    append_log_string(line, key);
     line += ':';
-    line += dump(value);
+    append_log_value(line, value);
   }
   line += "}\n";
   return line;

@@ -6,6 +6,7 @@
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/server/access_log.h"
 #include "jobset_webhook/server/request_checks.h"
+#include "jobset_webhook/server/tls_stream.h"
 
 namespace jobset_webhook::server {
 namespace {
@@ -156,6 +157,9 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
   // next request, so its review and error are moved into the line, not copied.
   server.set_logger([&log, &metrics](const Request& req, const Response& res) {
     auto* conn = current_connection();
+    // The response is complete: the client need not wait for its log line. A failure to send is
+    // the connection's to notice (its flush after the request).
+    if (conn != nullptr && conn->stream != nullptr) conn->stream->flush();
     const Clock::duration latency =
         conn != nullptr ? Clock::now() - conn->request.started : Clock::duration{};
     if (const auto route = ServerMetrics::route_of(req.path)) {

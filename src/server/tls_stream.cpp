@@ -64,7 +64,15 @@ void address_of(const sockaddr_storage& addr, std::string& ip, int& port) {
 }  // namespace
 
 TlsStream::TlsStream(SSL* ssl, int sock, milliseconds read_timeout, milliseconds write_timeout)
-    : ssl_(ssl), sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+    : ssl_(ssl), sock_(sock), read_timeout_(read_timeout), write_timeout_(write_timeout) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    address_of(addr, remote_ip_, remote_port_);
+  len = sizeof addr;
+  if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    address_of(addr, local_ip_, local_port_);
+}
 
 bool TlsStream::wait_for_io(int ssl_error, Clock::time_point deadline) const {
   pollfd fd{sock_, static_cast<short>(ssl_error == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN), 0};
@@ -118,7 +126,16 @@ TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_
     read_deadline_ = Clock::now() + read_timeout_;
     return Wait::kRequest;
   }
+  // With nothing buffered in OpenSSL, a peek would only find the socket empty: wait first.
+  short events = SSL_has_pending(ssl_) ? 0 : POLLIN;
   for (;;) {
+    if (events != 0) {
+      pollfd fds[2] = {{sock_, events, 0}, {wake_fd, POLLIN, 0}};
+      const int n = poll_until(fds, wake_fd >= 0 ? 2 : 1, idle_deadline);
+      if (n < 0) return Wait::kClosed;
+      if (n == 0) return Wait::kIdleTimeout;
+      if (fds[0].revents == 0) return Wait::kWoken;
+    }
     // Peeking processes whatever TLS records have arrived, so the answer is about application
     // data: bytes OpenSSL has already buffered count, a TLS message without data (a key update)
     // does not, and the client's close_notify or EOF ends the wait.
@@ -134,12 +151,7 @@ TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_
       ERR_clear_error();
       return Wait::kClosed;
     }
-    pollfd fds[2] = {{sock_, static_cast<short>(e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN), 0},
-                     {wake_fd, POLLIN, 0}};
-    const int n = poll_until(fds, wake_fd >= 0 ? 2 : 1, idle_deadline);
-    if (n < 0) return Wait::kClosed;
-    if (n == 0) return Wait::kIdleTimeout;
-    if (fds[0].revents == 0) return Wait::kWoken;
+    events = e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN;
   }
 }
 
@@ -150,7 +162,8 @@ void TlsStream::close_notify() {
 }
 
 bool TlsStream::is_readable() const {
-  if (read_begin_ < read_end_ || SSL_pending(ssl_) > 0) return true;
+  // SSL_has_pending, not SSL_pending: with read-ahead, records not yet decrypted count too.
+  if (read_begin_ < read_end_ || SSL_has_pending(ssl_)) return true;
   pollfd fd{sock_, POLLIN, 0};
   return poll_until(&fd, 1, read_deadline_) > 0;
 }
@@ -163,8 +176,9 @@ bool TlsStream::is_writable() const {
 ssize_t TlsStream::read(char* ptr, size_t size) {
   if (size == 0) return 0;
   if (read_begin_ == read_end_) {
-    // Large reads (request bodies) go straight to the caller; small ones fill the buffer.
-    if (size >= kReadBufferBytes) return read_tls(ptr, size);
+    // Body reads (httplib asks for 4 KiB at a time) go straight to the caller, so that a body is
+    // not copied once more on its way; head reads (a byte at a time) fill the buffer.
+    if (size >= kDirectReadBytes) return read_tls(ptr, size);
     if (!read_buffer_) read_buffer_ = std::make_unique<char[]>(kReadBufferBytes);
     const ssize_t n = read_tls(read_buffer_.get(), kReadBufferBytes);
     if (n <= 0) return n;
@@ -178,6 +192,8 @@ ssize_t TlsStream::read(char* ptr, size_t size) {
 }
 
 ssize_t TlsStream::read_tls(char* ptr, size_t size) {
+  // The peer may be waiting for what was written before it sends more (100 Continue).
+  if (!flush()) return -1;
   for (;;) {
     ERR_clear_error();
     const int r = SSL_read(ssl_, ptr, static_cast<int>(std::min<size_t>(size, INT_MAX)));
@@ -195,36 +211,55 @@ ssize_t TlsStream::read_tls(char* ptr, size_t size) {
 }
 
 ssize_t TlsStream::write(const char* ptr, size_t size) {
+  if (write_failed_) return -1;
   if (size == 0) return 0;
+  if (write_buffer_.size() + size <= kWriteBufferBytes) {
+    write_buffer_.append(ptr, size);
+    return static_cast<ssize_t>(size);
+  }
+  if (!flush() || !write_tls(std::string_view(ptr, size))) return -1;
+  return static_cast<ssize_t>(size);
+}
+
+bool TlsStream::flush() {
+  if (write_buffer_.empty()) return !write_failed_;
+  const bool sent = write_tls(write_buffer_);
+  write_buffer_.clear();
+  return sent;
+}
+
+bool TlsStream::write_tls(std::string_view data) {
   const auto deadline = Clock::now() + write_timeout_;
-  const int n = static_cast<int>(std::min<size_t>(size, INT_MAX));
-  for (;;) {
+  while (!data.empty()) {
     ERR_clear_error();
-    const int r = SSL_write(ssl_, ptr, n);
-    if (r > 0) return r;
+    const int n = static_cast<int>(std::min<size_t>(data.size(), INT_MAX));
+    const int r = SSL_write(ssl_, data.data(), n);
+    if (r > 0) {
+      data.remove_prefix(static_cast<size_t>(r));
+      continue;
+    }
     const int e = SSL_get_error(ssl_, r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
       if (wait_for_io(e, deadline)) continue;
       error_ = "response not sent within the write timeout";
-      return -1;
+      write_failed_ = true;
+      return false;
     }
     error_ = last_openssl_reason(e);
-    return -1;
+    write_failed_ = true;
+    return false;
   }
+  return true;
 }
 
 void TlsStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getpeername(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    address_of(addr, ip, port);
+  ip = remote_ip_;
+  port = remote_port_;
 }
 
 void TlsStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getsockname(sock_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    address_of(addr, ip, port);
+  ip = local_ip_;
+  port = local_port_;
 }
 
 }  // namespace jobset_webhook::server

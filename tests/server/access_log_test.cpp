@@ -64,6 +64,20 @@ TEST_CASE("A JSON log line is written member by member, fields after the standar
   CHECK(server::format_json_line(time, server::LogLevel::kInfo, "request", fields) ==
         R"({"time":"2026-11-30T11:46:05.123456Z","level":"info","msg":"request","code":200,)"
         "\"uid\":\"u\\\"1\xEF\xBF\xBD\",\"allowed\":true}\n");
+  SECTION("every kind of value is written as nlohmann's dump writes it") {
+    jobset_webhook::Json other = jobset_webhook::Json::object();
+    other["negative"] = -7;
+    other["unsigned"] = 18446744073709551615ULL;
+    other["float"] = 0.25;
+    other["null"] = nullptr;
+    other["nested"] = {{"a", {1, "x\n<&>"}}};
+    other["controls"] = "tab\t\x01\x7f";
+    other["k\"ey"] = false;
+    jobset_webhook::Json whole = {{"time", time}, {"level", "error"}, {"msg", "m\xff"}};
+    for (const auto& [key, value] : other.items()) whole[key] = value;
+    CHECK(server::format_json_line(time, server::LogLevel::kError, "m\xff", other) ==
+          whole.dump(-1, ' ', false, jobset_webhook::Json::error_handler_t::replace) + "\n");
+  }
   SECTION("a field named like a standard member replaces it in place") {
     fields["msg"] = "other";
     CHECK(server::format_json_line(time, server::LogLevel::kWarn, "request", fields) ==

@@ -150,6 +150,32 @@ TEST_CASE("One connection carries any number of requests", "[server][protocol]")
   CHECK(remotes.size() == 1);
 }
 
+TEST_CASE("A response's head and body leave together, in one TLS record", "[server][protocol]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const auto conn = connect(server, pki);
+  // Counts the records carrying application data that the client receives (TLS 1.3 and no
+  // session tickets: after the handshake the server sends nothing else).
+  int records = 0;
+  SSL_set_msg_callback(conn->ssl(), [](int write_p, int, int content_type, const void* buf,
+                                       size_t len, SSL*, void* arg) {
+    if (write_p == 0 && content_type == SSL3_RT_HEADER && len > 0 &&
+        static_cast<const unsigned char*>(buf)[0] == SSL3_RT_APPLICATION_DATA)
+      ++*static_cast<int*>(arg);
+  });
+  SSL_set_msg_callback_arg(conn->ssl(), &records);
+  for (const auto& [request, status] :
+       {std::pair{t::http_request("POST", kValidate, sample_review()), 200},
+        std::pair{t::http_request("GET", kValidate, ""), 405}}) {
+    records = 0;
+    const auto res = conn->request(request);
+    REQUIRE(res);
+    CHECK(res->status == status);
+    CHECK_FALSE(res->body.empty());
+    CHECK(records == 1);
+  }
+}
+
 TEST_CASE("A refusal that leaves a body unread closes the connection; one that does not keeps it",
           "[server][protocol]") {
   const auto pki = t::make_pki();

@@ -40,9 +40,14 @@ struct RequestContext {
   std::size_t body_bytes = 0;  // of the body read, when it was read whole
 };
 
+class TlsStream;
+
 struct ConnectionContext {
   RequestContext request;
   bool close_after_response = false;
+  // The connection's stream, which holds a response until flushed: the access logger sends the
+  // response before it writes the line.
+  TlsStream* stream = nullptr;
 };
 
 // The context of the connection the calling thread serves: non-null inside httplib's callbacks for

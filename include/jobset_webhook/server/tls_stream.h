@@ -4,6 +4,8 @@
 // deadline: the handshake and each request (from its first byte) must arrive within the read
 // timeout, and each write must finish within the write timeout. A client that stalls is cut off
 // instead of holding a thread.
+// Writes are gathered and sent by flush() (or before the stream next waits to read), so that a
+// response's head and body leave in one TLS record and one system call.
 
 #include <chrono>
 #include <memory>
@@ -36,6 +38,10 @@ class TlsStream final : public httplib::Stream {
   // pending.
   Wait wait_for_request(std::chrono::milliseconds idle_timeout, int wake_fd);
 
+  // Sends the written bytes not yet sent, within the write timeout. False (and error() says why)
+  // when they, or any earlier ones, could not be sent.
+  bool flush();
+
   // Sends close_notify without waiting for the client's.
   void close_notify();
 
@@ -55,6 +61,8 @@ class TlsStream final : public httplib::Stream {
   void reply_plain_http_refusal() const;
   // One SSL_read into ptr, waiting within the read deadline; as read().
   ssize_t read_tls(char* ptr, size_t size);
+  // SSL_write of all of data within the write timeout.
+  bool write_tls(std::string_view data);
 
   SSL* ssl_;
   int sock_;
@@ -66,9 +74,17 @@ class TlsStream final : public httplib::Stream {
   // (its own socket stream buffers; a custom stream must too): without this, every byte of a
   // head cost an SSL_read and an ERR_clear_error, a tenth of the CPU of a medium review.
   static constexpr size_t kReadBufferBytes = 16 * 1024;  // one TLS record
+  static constexpr size_t kDirectReadBytes = 1024;
   std::unique_ptr<char[]> read_buffer_;
   size_t read_begin_ = 0;
   size_t read_end_ = 0;
+  // Written, not yet sent: at most one TLS record's worth; larger writes go out directly.
+  static constexpr size_t kWriteBufferBytes = 16 * 1024;
+  std::string write_buffer_;
+  bool write_failed_ = false;  // then nothing more is sent, and flush() says so every time
+  // Asked for once: httplib asks for every request, two system calls each time.
+  std::string remote_ip_, local_ip_;
+  int remote_port_ = 0, local_port_ = 0;
 };
 
 }  // namespace jobset_webhook::server
