@@ -20,8 +20,9 @@ std::string written(std::string_view s, JsonEscapes escapes) {
 
 TEST_CASE("JSON strings are escaped as nlohmann writes them, plus Go's HTML escapes on request",
           "[json_text]") {
-  const std::string text = std::string("a\"b\\c\b\t\n\f\r\x01\x1f\x7f <>& \xE2\x80\xA8\xE2\x80\xA9 ") +
-                           "\xC3\xA9\xF0\x9F\x98\x80" + std::string(1, '\0') + "z";
+  const std::string text =
+      std::string("a\"b\\c\b\t\n\f\r\x01\x1f\x7f <>& \xE2\x80\xA8\xE2\x80\xA9 ") +
+      "\xC3\xA9\xF0\x9F\x98\x80" + std::string(1, '\0') + "z";
   const std::string standard = Json(text).dump();
   CHECK(written(text, JsonEscapes::kStandard) == standard);
   CHECK(standard.find("<>&") != std::string::npos);

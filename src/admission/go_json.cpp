@@ -51,7 +51,9 @@ bool append_value(std::string& out, const Json& value) {
     case Json::value_t::number_integer: append_integer(out, value.get<Json::number_integer_t>()); return true;
     case Json::value_t::number_unsigned: append_integer(out, value.get<Json::number_unsigned_t>()); return true;
     case Json::value_t::number_float: out += value.dump(); return true;  // nlohmann's float format
-    case Json::value_t::string: return append_json_string(out, value.get_ref<const Json::string_t&>(), JsonEscapes::kHtmlSafe);
+    case Json::value_t::string:
+      return append_json_string(out, value.get_ref<const Json::string_t&>(),
+                                JsonEscapes::kHtmlSafe);
     case Json::value_t::array: {
       out += '[';
       bool first = true;
