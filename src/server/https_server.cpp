@@ -39,8 +39,8 @@ constexpr std::size_t kTrimAfterBodyBytes = 1 << 20;
 
 void prepare_connection_socket(int sock) {
   ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);
-  // httplib writes the headers and the body of a response separately; without this the body can
-  // wait for the client's delayed ACK of the headers.
+  // A response goes out with one write, but a 100 Continue, or a response longer than a TLS
+  // record, is followed by more: none of it should wait for the client's delayed ACK.
   const int yes = 1;
   ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
 }

@@ -24,16 +24,23 @@ void refuse(Response& res, const Failure& failure) {
 }
 
 // The head checks, run before any of the body is read. A refusal leaves the body unread, so the
-// connection closes after the reply instead of reading the body as the next request.
+// connection closes after the reply instead of reading the body as the next request. A request
+// with Expect: 100-continue was checked before its 100 was sent, and is not checked again.
 std::optional<Failure> check(const Request& req, std::size_t max_request_bytes) {
-  auto problem = check_request_head(req, max_request_bytes);
-  if (auto* conn = current_connection()) {
+  auto* conn = current_connection();
+  if (conn != nullptr && conn->request.checked) return std::nullopt;
+  auto head = check_request_head(req, max_request_bytes);
+  if (conn != nullptr) {
     conn->request.checked = true;
-    if (problem && has_body(req)) conn->close_after_response = true;
-    const auto timeout = problem ? std::nullopt : request_timeout(req);
-    if (timeout) conn->request.deadline = conn->request.started + *timeout;
+    if (!head.ok() && has_body(req)) conn->close_after_response = true;
+    if (head.ok()) {
+      conn->request.head = head.value();
+      if (const auto timeout = head.value().timeout)
+        conn->request.deadline = conn->request.started + *timeout;
+    }
   }
-  return problem;
+  if (!head.ok()) return head.failure();
+  return std::nullopt;
 }
 
 Failure timed_out(const Request& req) {
@@ -43,17 +50,14 @@ Failure timed_out(const Request& req) {
 
 // The whole body, never more than max_request_bytes of it (a chunked body has no length to check
 // in advance), and none of it after the deadline.
-Result<std::string> read_body(const Request& req, const ContentReader& reader,
-                              std::size_t max_request_bytes,
+Result<std::string> read_body(const Request& req, const RequestHead& head,
+                              const ContentReader& reader, std::size_t max_request_bytes,
                               std::optional<Clock::time_point> deadline) {
   std::string body;
-  // A request with neither Content-Length nor chunked encoding has no body (RFC 9112 6.3).
-  if (!has_body(req)) return body;
+  if (!head.has_body) return body;
   // Room for the padding too, so that the core parses the body where it is (the head checks have
   // already refused a Content-Length over the limit).
-  if (req.has_header("Content-Length"))
-    body.reserve(req.get_header_value<std::uint64_t>("Content-Length") +
-                 admission::kInPlacePadding);
+  if (head.content_length) body.reserve(*head.content_length + admission::kInPlacePadding);
   bool too_large = false, late = false;
   const bool complete = reader([&](const char* data, std::size_t n) {
     if (n > max_request_bytes - body.size()) {
@@ -105,7 +109,11 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
   // Until the whole body is read, any way out of here (a refusal, an exception) leaves the rest
   // of it unread on the connection, which must then close.
   if (conn != nullptr) conn->close_after_response = true;
-  auto body = read_body(req, reader, options.max_request_bytes, deadline);
+  // The head was checked before routing; without a connection (never, with HttpsServer) only
+  // whether a body follows is known.
+  const RequestHead head =
+      conn != nullptr ? conn->request.head : RequestHead{has_body(req), std::nullopt, std::nullopt};
+  auto body = read_body(req, head, reader, options.max_request_bytes, deadline);
   if (!body.ok()) return refuse(res, body.failure());
   if (conn != nullptr) conn->close_after_response = false;
   if (conn != nullptr) conn->request.body_bytes = body.value().size();

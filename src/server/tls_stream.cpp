@@ -162,7 +162,7 @@ void TlsStream::close_notify() {
 }
 
 bool TlsStream::is_readable() const {
-  // SSL_has_pending, not SSL_pending: with read-ahead, records not yet decrypted count too.
+  // SSL_has_pending, not SSL_pending: a record received but not yet decrypted counts too.
   if (read_begin_ < read_end_ || SSL_has_pending(ssl_)) return true;
   pollfd fd{sock_, POLLIN, 0};
   return poll_until(&fd, 1, read_deadline_) > 0;

@@ -72,6 +72,22 @@ TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is
            " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
            "12abc\r\n\r\n",
        400, R"({"code":400,"message":"Content-Length \"12abc\" is not a number of bytes"})"},
+      {"conflicting lengths",
+       "POST " + kValidate +
+           " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+           "content-length: 3\r\n\r\n{}",
+       400, R"({"code":400,"message":"conflicting Content-Length headers"})"},
+      {"length and chunked",
+       "POST " + kValidate +
+           " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+           "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+       400,
+       R"({"code":400,"message":"a request may not have both Content-Length and Transfer-Encoding"})"},
+      {"other transfer coding",
+       "POST " + kValidate +
+           " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTRANSFER-ENCODING: "
+           "gzip\r\n\r\n",
+       400, R"({"code":400,"message":"Transfer-Encoding \"gzip\" is not supported"})"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -83,6 +99,19 @@ TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is
       if (c.status == 405) CHECK(res->header("allow") == "POST");
     }
   }
+}
+
+TEST_CASE("Header names and media types are matched whatever their case", "[server][protocol]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const std::string body = sample_review();
+  const auto res = connect(server, pki)->request(
+      "POST " + kValidate +
+      " HTTP/1.1\r\nhost: x\r\ncontent-type: Application/JSON; charset=utf-8\r\n"
+      "CONTENT-LENGTH: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(Json::parse(res->body)["response"]["allowed"].is_boolean());
 }
 
 TEST_CASE("A body over the limit is refused from its Content-Length, before it is sent",

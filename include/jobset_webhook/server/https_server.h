@@ -26,6 +26,7 @@
 #include "jobset_webhook/server/credential_reloader.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
+#include "jobset_webhook/server/request_checks.h"
 
 namespace jobset_webhook::server {
 
@@ -35,6 +36,7 @@ struct RequestContext {
   std::chrono::steady_clock::time_point started;                  // first byte of the request
   std::optional<std::chrono::steady_clock::time_point> deadline;  // from ?timeout=
   bool checked = false;  // passed through the request checks; httplib itself answered otherwise
+  RequestHead head;      // what the checks found, when they let the request proceed
   std::optional<admission::ReviewSummary> review;
   std::string error;  // why the request was refused, for the log
   std::size_t body_bytes = 0;  // of the body read, when it was read whole

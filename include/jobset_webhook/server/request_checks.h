@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,13 @@
 
 namespace jobset_webhook::server {
 
+// What a request's head says about its body and how long it may take.
+struct RequestHead {
+  bool has_body = false;                            // a non-zero Content-Length, or chunked
+  std::optional<std::uint64_t> content_length;      // as announced, when not chunked
+  std::optional<std::chrono::nanoseconds> timeout;  // ?timeout=, at most 24 hours
+};
+
 // Checks a request's head, in this order, and returns the first problem:
 //   404 a path other than the two webhook paths
 //   405 a method other than POST
@@ -23,15 +31,11 @@ namespace jobset_webhook::server {
 //   400 a Content-Length that is not a number, or a Transfer-Encoding other than chunked
 //   413 a Content-Length above max_request_bytes
 //   400 a timeout query parameter that is not a positive duration ("10s")
-// nullopt when the request may proceed.
-std::optional<Failure> check_request_head(const httplib::Request& req,
-                                          std::size_t max_request_bytes);
+// or, when the request may proceed, what its head says.
+Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t max_request_bytes);
 
-// The request's ?timeout= (already checked by check_request_head), at most 24 hours; nullopt when
-// absent.
-std::optional<std::chrono::nanoseconds> request_timeout(const httplib::Request& req);
-
-// True when a body follows the head: a non-zero Content-Length or chunked encoding.
+// True when a body follows the head: a non-zero Content-Length or chunked encoding. For a head
+// that check_request_head refused (its connection must then close instead of reading the body).
 bool has_body(const httplib::Request& req);
 
 // The short JSON body of an HTTP error: {"code":415,"message":"..."}.
