@@ -6,7 +6,9 @@
 // - when every edit was a replicas change to a value in [0, 2^31-1], there are no errors
 //   (default policy);
 // - the errors, as printed, do not change when both objects are re-serialized with their keys
-//   in reverse order;
+//   in reverse order, unless an object holds a key twice (which the admission layer refuses:
+//   then order decides which value counts). The edits cannot add a key twice, but two keys of
+//   invalid UTF-8 become the same key when the new object is written with U+FFFD for each;
 // - the warnings stay within kMaxWarningsBytes (and a little for the summary line).
 
 #include <fuzzer/FuzzedDataProvider.h>
@@ -150,7 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string new_text = new_js.dump(-1, ' ', false, Json::error_handler_t::replace);
   const Parsed new_parsed(new_text);
   std::string new_reversed;
-  jobset_webhook::fuzz::write_json(new_reversed, new_parsed.root, true);
+  const bool new_keys_unique = jobset_webhook::fuzz::write_json(new_reversed, new_parsed.root, true);
 
   const Policy policy;
   require(v::validate_update(old_view, old_view, policy).errors.empty(),
@@ -166,10 +168,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   for (const auto& w : findings.warnings) warning_bytes += w.size();
   require(warning_bytes <= v::kMaxWarningsBytes, "warnings stay within kMaxWarningsBytes");
 
-  const Parsed old_rev(old_reversed), new_rev(new_reversed);
-  const auto reordered = v::validate_update(old_rev.root, new_rev.root, policy);
-  require(printed(reordered) == printed(findings), "errors do not depend on object key order",
-          printed(findings) + "---\n" + printed(reordered));
+  if (new_keys_unique) {
+    const Parsed old_rev(old_reversed), new_rev(new_reversed);
+    const auto reordered = v::validate_update(old_rev.root, new_rev.root, policy);
+    require(printed(reordered) == printed(findings), "errors do not depend on object key order",
+            printed(findings) + "---\n" + printed(reordered));
+  }
 
   Policy elastic;
   elastic.elastic.parallelism = true;
