@@ -1,7 +1,5 @@
 #include "admission/go_json.h"
 
-#include <charconv>
-
 #include "jobset_webhook/json_text.h"
 
 namespace jobset_webhook::admission {
@@ -34,13 +32,6 @@ std::string dump_then_escape(const Json& value) {
   return out;
 }
 
-template <typename Integer>
-void append_integer(std::string& out, Integer n) {
-  char buf[24];
-  const auto end = std::to_chars(buf, buf + sizeof buf, n).ptr;
-  out.append(buf, end);
-}
-
 // One pass over the tree, the same bytes as dump_then_escape. False for what it leaves to
 // dump_then_escape: strings that are not valid UTF-8 (nlohmann's replacement rules) and binary
 // values.
@@ -48,8 +39,8 @@ bool append_value(std::string& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::null: out += "null"; return true;
     case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return true;
-    case Json::value_t::number_integer: append_integer(out, value.get<Json::number_integer_t>()); return true;
-    case Json::value_t::number_unsigned: append_integer(out, value.get<Json::number_unsigned_t>()); return true;
+    case Json::value_t::number_integer: append_json_integer(out, value.get<Json::number_integer_t>()); return true;
+    case Json::value_t::number_unsigned: append_json_integer(out, value.get<Json::number_unsigned_t>()); return true;
     case Json::value_t::number_float: out += value.dump(); return true;  // nlohmann's float format
     case Json::value_t::string:
       return append_json_string(out, value.get_ref<const Json::string_t&>(),

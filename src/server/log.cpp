@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <ctime>
 
@@ -61,7 +60,6 @@ void append_log_string(std::string& line, std::string_view text) {
 }
 
 void append_log_value(std::string& line, const Json& value) {
-  char digits[24];
   switch (value.type()) {
     case Json::value_t::string:
       return append_log_string(line, value.get_ref<const std::string&>());
@@ -69,13 +67,9 @@ void append_log_value(std::string& line, const Json& value) {
       line += value.get<bool>() ? "true" : "false";
       return;
     case Json::value_t::number_integer:
-      line.append(digits, std::to_chars(digits, digits + sizeof digits,
-                                        value.get<Json::number_integer_t>()).ptr);
-      return;
+      return append_json_integer(line, value.get<Json::number_integer_t>());
     case Json::value_t::number_unsigned:
-      line.append(digits, std::to_chars(digits, digits + sizeof digits,
-                                        value.get<Json::number_unsigned_t>()).ptr);
-      return;
+      return append_json_integer(line, value.get<Json::number_unsigned_t>());
     default:
       line += dump(value);
   }
