@@ -1,4 +1,5 @@
-// In-process benchmarks of the hot path, for every generated review body (scripts/gen-bench-bodies):
+// In-process benchmarks of the hot path, for every generated review body
+// (scripts/gen-bench-bodies):
 //   simdjson_parse  simdjson's DOM parse alone, as handle_review calls it: the floor of the design
 //   nlohmann_parse  nlohmann::json::parse of the same bytes: what a typical C++ webhook pays
 //   handle_review   the whole decision, request bytes to response bytes
@@ -23,9 +24,9 @@ namespace {
 namespace jw = jobset_webhook;
 
 struct Body {
-  std::string name;      // "medium-update-replicas"
+  std::string name;  // "medium-update-replicas"
   std::string bytes;
-  bool expect_allowed;   // what the decision must say, checked before timing
+  bool expect_allowed;  // what the decision must say, checked before timing
 };
 
 std::string read_file(const std::string& path) {
@@ -90,7 +91,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   // simdjson picks its kernel for the CPU at run time (icelake with AVX-512, haswell with AVX2,
   // ...); under valgrind it sees a CPU without AVX-512. Say which one was measured.
-  benchmark::AddCustomContext("simdjson_implementation", simdjson::get_active_implementation()->name());
+  benchmark::AddCustomContext("simdjson_implementation",
+                              simdjson::get_active_implementation()->name());
   const std::string dir = argc > 1 ? argv[1] : JOBSET_BENCH_BODIES_DIR;
   std::vector<Body> bodies;
   for (const char* size : {"small", "medium", "large"}) {
@@ -98,7 +100,8 @@ int main(int argc, char** argv) {
       const std::string name = std::string(size) + "-" + kase;
       std::string bytes = read_file(dir + "/" + name + ".json");
       if (bytes.empty()) {
-        std::cerr << "review_benchmark: cannot read " << dir << "/" << name << ".json (run scripts/gen-bench-bodies)\n";
+        std::cerr << "review_benchmark: cannot read " << dir << "/" << name
+                  << ".json (run scripts/gen-bench-bodies)\n";
         return 2;
       }
       bodies.push_back({name, std::move(bytes), std::string_view(kase) != "update-image"});

@@ -4,8 +4,9 @@
 // more: the simdjson parse of the body, the floor the decision is measured against.
 //
 // Usage: review_driver [--parse-only] BODY.json [N]      (N defaults to 200)
-//   valgrind --tool=callgrind build-bench/bench/review_driver build-bench/bench/medium-update-replicas.json
-//   scripts/bench-instructions counts instructions per review with it.
+//   valgrind --tool=callgrind build-bench/bench/review_driver
+//   build-bench/bench/medium-update-replicas.json scripts/bench-instructions counts instructions
+//   per review with it.
 
 #include <cstdlib>
 #include <fstream>
@@ -41,7 +42,8 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    const auto response = jobset_webhook::admission::handle_review(body, policy, jobset_webhook::Hook::kValidating);
+    const auto response =
+        jobset_webhook::admission::handle_review(body, policy, jobset_webhook::Hook::kValidating);
     if (!response.ok()) {
       std::cerr << "review_driver: " << response.failure().message << "\n";
       return 2;

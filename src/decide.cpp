@@ -11,7 +11,8 @@ Decision decide(const AdmissionRequest& request, const Policy& policy) {
   if (request.hook == Hook::kMutating) {
     // Defaults on CREATE only, as upstream registers its mutating webhook: defaulting on UPDATE
     // makes server-side apply loop (kubernetes-sigs/jobset issue 926).
-    if (request.operation == Operation::kCreate) decision.patch = defaulting::defaults_patch(request.object);
+    if (request.operation == Operation::kCreate)
+      decision.patch = defaulting::defaults_patch(request.object);
     return decision;
   }
   switch (request.operation) {
@@ -25,8 +26,7 @@ Decision decide(const AdmissionRequest& request, const Policy& policy) {
       break;
     }
     case Operation::kDelete:
-    case Operation::kConnect:
-      break;
+    case Operation::kConnect: break;
   }
   decision.allowed = decision.errors.empty();
   return decision;

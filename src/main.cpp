@@ -9,7 +9,8 @@ namespace cli = jobset_webhook::cli;
 namespace {
 
 const std::vector<std::string> kFormats = {"text", "json", "junit", "sarif", "github"};
-constexpr const char* kPathHelp = "a file, a directory (its *.yaml, *.yml, *.json, recursively) or - for stdin";
+constexpr const char* kPathHelp =
+    "a file, a directory (its *.yaml, *.yml, *.json, recursively) or - for stdin";
 
 }  // namespace
 
@@ -20,50 +21,80 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   cli::ReviewOptions review;
-  auto* review_cmd = app.add_subcommand("review", "Answer one AdmissionReview (file or stdin) as the server would");
-  review_cmd->add_option("file", review.input, "AdmissionReview JSON file, or - for stdin")->capture_default_str();
-  review_cmd->add_option("--config", review.config, "Policy file (YAML or JSON)")->check(CLI::ExistingFile);
+  auto* review_cmd = app.add_subcommand(
+      "review", "Answer one AdmissionReview (file or stdin) as the server would");
+  review_cmd->add_option("file", review.input, "AdmissionReview JSON file, or - for stdin")
+      ->capture_default_str();
+  review_cmd->add_option("--config", review.config, "Policy file (YAML or JSON)")
+      ->check(CLI::ExistingFile);
   review_cmd->add_flag("--mutate", review.mutate, "Answer as the mutating (defaulting) webhook");
 
   cli::CertsOptions certs;
-  auto* certs_cmd = app.add_subcommand("certs", "Make a CA and a serving certificate for the webhook Service");
+  auto* certs_cmd =
+      app.add_subcommand("certs", "Make a CA and a serving certificate for the webhook Service");
   certs_cmd->add_option("--service", certs.service, "The webhook Service's name")->required();
   certs_cmd->add_option("--namespace", certs.ns, "The Service's namespace")->required();
-  certs_cmd->add_option("--out", certs.out, "Directory for ca.crt, tls.crt and tls.key")->required();
-  certs_cmd->add_option("--days", certs.days, "Validity of both certificates (1 to 3650)")->capture_default_str();
-  certs_cmd->add_option("--key-type", certs.key_type, "ecdsa-p256 or rsa-2048")->capture_default_str();
-  certs_cmd->add_option("--extra-san", certs.extra_sans, "More DNS names or IP addresses (repeat, or comma-separate)")
+  certs_cmd->add_option("--out", certs.out, "Directory for ca.crt, tls.crt and tls.key")
+      ->required();
+  certs_cmd->add_option("--days", certs.days, "Validity of both certificates (1 to 3650)")
+      ->capture_default_str();
+  certs_cmd->add_option("--key-type", certs.key_type, "ecdsa-p256 or rsa-2048")
+      ->capture_default_str();
+  certs_cmd
+      ->add_option("--extra-san", certs.extra_sans,
+                   "More DNS names or IP addresses (repeat, or comma-separate)")
       ->delimiter(',');
   certs_cmd->add_flag("--force", certs.force, "Replace existing files");
   cli::CheckOptions check;
-  auto* check_cmd = app.add_subcommand(
-      "check", "Check a change of JobSet manifests offline, as the cluster would admit it (exit 0 allowed, 1 denied, 2 unusable input)");
-  check_cmd->add_option("--old", check.old_paths, std::string("Manifests before the change: ") + kPathHelp)->required();
-  check_cmd->add_option("--new", check.new_paths, std::string("Manifests after the change: ") + kPathHelp)->required();
+  auto* check_cmd =
+      app.add_subcommand("check",
+                         "Check a change of JobSet manifests offline, as the cluster would admit "
+                         "it (exit 0 allowed, 1 denied, 2 unusable input)");
+  check_cmd
+      ->add_option("--old", check.old_paths,
+                   std::string("Manifests before the change: ") + kPathHelp)
+      ->required();
+  check_cmd
+      ->add_option("--new", check.new_paths,
+                   std::string("Manifests after the change: ") + kPathHelp)
+      ->required();
   check_cmd->add_option("--config", check.config, "Policy file (YAML or JSON)");
-  check_cmd->add_option("--format", check.format, "Output format")->check(CLI::IsMember(kFormats))->capture_default_str();
+  check_cmd->add_option("--format", check.format, "Output format")
+      ->check(CLI::IsMember(kFormats))
+      ->capture_default_str();
 
   cli::ValidateOptions validate;
   auto* validate_cmd = app.add_subcommand(
-      "validate", "Check JobSet manifests with the CREATE rules (exit 0 allowed, 1 denied, 2 unusable input)");
-  validate_cmd->add_option("paths", validate.paths, std::string("Manifests: ") + kPathHelp)->required();
+      "validate",
+      "Check JobSet manifests with the CREATE rules (exit 0 allowed, 1 denied, 2 unusable input)");
+  validate_cmd->add_option("paths", validate.paths, std::string("Manifests: ") + kPathHelp)
+      ->required();
   validate_cmd->add_option("--config", validate.config, "Policy file (YAML or JSON)");
-  validate_cmd->add_option("--format", validate.format, "Output format")->check(CLI::IsMember(kFormats))->capture_default_str();
+  validate_cmd->add_option("--format", validate.format, "Output format")
+      ->check(CLI::IsMember(kFormats))
+      ->capture_default_str();
 
   cli::DefaultOptions defaults;
-  auto* default_cmd = app.add_subcommand("default", "Print JobSet manifests as the cluster would store them, defaults applied (YAML)");
-  default_cmd->add_option("paths", defaults.paths, std::string("Manifests: ") + kPathHelp)->required();
+  auto* default_cmd = app.add_subcommand(
+      "default", "Print JobSet manifests as the cluster would store them, defaults applied (YAML)");
+  default_cmd->add_option("paths", defaults.paths, std::string("Manifests: ") + kPathHelp)
+      ->required();
   default_cmd->add_option("--config", defaults.config, "Policy file (YAML or JSON)");
 
   cli::ServeOptions serve;
-  auto* serve_cmd = app.add_subcommand("serve", "Serve the admission webhooks over HTTPS until SIGTERM or SIGINT");
-  serve_cmd->add_option("--bind", serve.bind, "Address to listen on (HTTPS, health and metrics)")->capture_default_str();
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "Serve the admission webhooks over HTTPS until SIGTERM or SIGINT");
+  serve_cmd->add_option("--bind", serve.bind, "Address to listen on (HTTPS, health and metrics)")
+      ->capture_default_str();
   serve_cmd->add_option("--port", serve.port, "HTTPS port of the webhooks; 0 picks a free port")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  serve_cmd->add_option("--cert-dir", serve.cert_dir, "Directory with tls.crt and tls.key (a Secret's layout)")
+  serve_cmd
+      ->add_option("--cert-dir", serve.cert_dir,
+                   "Directory with tls.crt and tls.key (a Secret's layout)")
       ->capture_default_str();
-  serve_cmd->add_option("--tls-cert-file", serve.tls_cert_file, "Serving certificate, PEM (default: <cert-dir>/tls.crt)");
+  serve_cmd->add_option("--tls-cert-file", serve.tls_cert_file,
+                        "Serving certificate, PEM (default: <cert-dir>/tls.crt)");
   serve_cmd->add_option("--tls-private-key-file", serve.tls_private_key_file,
                         "Its private key, PEM (default: <cert-dir>/tls.key)");
   serve_cmd->add_option("--client-ca-file", serve.client_ca_file,
@@ -71,23 +102,34 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--tls-min-version", serve.tls_min_version, "Lowest TLS version accepted")
       ->check(CLI::IsMember({"1.2", "1.3"}))
       ->capture_default_str();
-  serve_cmd->add_option("--config", serve.config, "Policy file (YAML or JSON)")->check(CLI::ExistingFile);
-  serve_cmd->add_option("--max-request-bytes", serve.max_request_bytes, "Largest request body accepted")
+  serve_cmd->add_option("--config", serve.config, "Policy file (YAML or JSON)")
+      ->check(CLI::ExistingFile);
+  serve_cmd
+      ->add_option("--max-request-bytes", serve.max_request_bytes, "Largest request body accepted")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  serve_cmd->add_option("--health-port", serve.health_port, "Plain-HTTP port of /healthz and /readyz; 0 picks a free port")
+  serve_cmd
+      ->add_option("--health-port", serve.health_port,
+                   "Plain-HTTP port of /healthz and /readyz; 0 picks a free port")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  serve_cmd->add_option("--metrics-port", serve.metrics_port, "Plain-HTTP port of /metrics (Prometheus); 0 disables it")
+  serve_cmd
+      ->add_option("--metrics-port", serve.metrics_port,
+                   "Plain-HTTP port of /metrics (Prometheus); 0 disables it")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  serve_cmd->add_option("--shutdown-grace", serve.shutdown_grace,
-                        "On SIGTERM, how long requests in flight may take to finish (e.g. 25s)")
+  serve_cmd
+      ->add_option("--shutdown-grace", serve.shutdown_grace,
+                   "On SIGTERM, how long requests in flight may take to finish (e.g. 25s)")
       ->capture_default_str();
-  serve_cmd->add_option("--log-level", serve.log_level, "debug, info (one line per request), warn or error")
+  serve_cmd
+      ->add_option("--log-level", serve.log_level,
+                   "debug, info (one line per request), warn or error")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();
-  serve_cmd->add_option("--log-format", serve.log_format, "json (one object per line) or text (for people)")
+  serve_cmd
+      ->add_option("--log-format", serve.log_format,
+                   "json (one object per line) or text (for people)")
       ->check(CLI::IsMember({"json", "text"}))
       ->capture_default_str();
 

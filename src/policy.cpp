@@ -14,7 +14,9 @@ Failure policy_error(const std::string& key, const std::string& problem) {
 
 // The offending value as JSON for the message. Invalid UTF-8 is replaced rather than thrown about:
 // parse_policy never throws, and a hand-built Json may hold any bytes.
-std::string shown(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string shown(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 // One boolean switch of a section: its key in the file and where it lands.
 using Switch = std::pair<const char*, bool*>;
@@ -39,9 +41,11 @@ std::optional<Failure> read_switches(const std::string& section, const Json& val
       if (name == k) target = t;
     }
     if (target == nullptr) {
-      return policy_error(section + "." + name, "unknown key (known: " + known_keys(switches) + ")");
+      return policy_error(section + "." + name,
+                          "unknown key (known: " + known_keys(switches) + ")");
     }
-    if (!flag.is_boolean()) return policy_error(section + "." + name, "must be a boolean, got " + shown(flag));
+    if (!flag.is_boolean())
+      return policy_error(section + "." + name, "must be a boolean, got " + shown(flag));
     *target = flag.get<bool>();
   }
   return std::nullopt;
@@ -52,15 +56,18 @@ std::optional<Failure> read_switches(const std::string& section, const Json& val
 Result<Policy> parse_policy(const Json& document) {
   Policy policy;
   if (document.is_null()) return policy;  // an empty file keeps every default
-  if (!document.is_object()) return policy_error("<root>", "must be a mapping, got " + shown(document));
+  if (!document.is_object())
+    return policy_error("<root>", "must be a mapping, got " + shown(document));
   for (const auto& [key, value] : document.items()) {
     std::optional<Failure> problem;
     if (key == "elastic") {
-      problem = read_switches(key, value, {{"replicas", &policy.elastic.replicas},
-                                           {"parallelism", &policy.elastic.parallelism}});
+      problem = read_switches(
+          key, value,
+          {{"replicas", &policy.elastic.replicas}, {"parallelism", &policy.elastic.parallelism}});
     } else if (key == "featureGates") {
-      problem = read_switches(key, value, {{"InPlaceRestart", &policy.feature_gates.in_place_restart},
-                                           {"RestartJob", &policy.feature_gates.restart_job}});
+      problem = read_switches(key, value,
+                              {{"InPlaceRestart", &policy.feature_gates.in_place_restart},
+                               {"RestartJob", &policy.feature_gates.restart_job}});
     } else {
       problem = policy_error(key, "unknown key (known: elastic, featureGates)");
     }

@@ -41,7 +41,8 @@ std::vector<std::pair<std::string, Json>> example_documents() {
     REQUIRE(docs.ok());
     for (const auto& doc : docs.value()) {
       if (doc.value("kind", "") != "JobSet") continue;
-      out.emplace_back(fs::relative(file, root).string() + ":" + doc["metadata"].value("name", ""), doc);
+      out.emplace_back(fs::relative(file, root).string() + ":" + doc["metadata"].value("name", ""),
+                       doc);
     }
   }
   return out;
@@ -60,8 +61,9 @@ std::vector<std::pair<std::string, Json>> example_jobsets() {
 Policy gates_for(const std::string& name) {
   Policy policy;
   policy.feature_gates.in_place_restart = name.rfind("in-place-restart/", 0) == 0;
-  policy.feature_gates.restart_job = name.rfind("failure-policy/restartjob-action.yaml:", 0) == 0 ||
-                                     name.rfind("failure-policy/restartjobandignoremaxrestarts-action.yaml:", 0) == 0;
+  policy.feature_gates.restart_job =
+      name.rfind("failure-policy/restartjob-action.yaml:", 0) == 0 ||
+      name.rfind("failure-policy/restartjobandignoremaxrestarts-action.yaml:", 0) == 0;
   return policy;
 }
 
@@ -82,8 +84,11 @@ void collect_leaves(const Json& value, const Json::json_pointer& pointer, const 
   if (value.is_object()) {
     const bool is_map = kind != nullptr && kind->shape == v::Shape::kMap;
     for (const auto& [k, child] : value.items()) {
-      const v::FieldKind* child_kind = kind == nullptr ? nullptr : is_map ? kind->element.get() : kind->field(k);
-      collect_leaves(child, pointer / k, path + (is_map ? "[" + k + "]" : "." + k), child_kind, out);
+      const v::FieldKind* child_kind = kind == nullptr ? nullptr
+                                       : is_map        ? kind->element.get()
+                                                       : kind->field(k);
+      collect_leaves(child, pointer / k, path + (is_map ? "[" + k + "]" : "." + k), child_kind,
+                     out);
     }
   } else if (value.is_array()) {
     for (std::size_t i = 0; i < value.size(); ++i) {
@@ -134,7 +139,8 @@ TEST_CASE("Every single-leaf template edit of every example is denied at that le
     for (std::size_t i = 0; i < rjobs.size(); ++i) {
       std::vector<Leaf> leaves;
       const std::string prefix = "spec.replicatedJobs[" + std::to_string(i) + "].template";
-      collect_leaves(rjobs[i]["template"], Json::json_pointer("/spec/replicatedJobs/" + std::to_string(i) + "/template"),
+      collect_leaves(rjobs[i]["template"],
+                     Json::json_pointer("/spec/replicatedJobs/" + std::to_string(i) + "/template"),
                      prefix, v::replicated_job_kind().field("template"), leaves);
       for (const auto& leaf : leaves) {
         Json edited = js;
@@ -151,7 +157,8 @@ TEST_CASE("Every single-leaf template edit of every example is denied at that le
   CHECK(edits > 400);
 }
 
-TEST_CASE("Every example JobSet is admitted on create, before and after its defaults", "[examples][create]") {
+TEST_CASE("Every example JobSet is admitted on create, before and after its defaults",
+          "[examples][create]") {
   const auto examples = example_documents();
   REQUIRE(examples.size() >= 20);
   for (const auto& [name, js] : examples) {
@@ -168,7 +175,8 @@ TEST_CASE("Every example JobSet is admitted on create, before and after its defa
   }
 }
 
-TEST_CASE("Feature-gated examples are rejected with upstream's default gates", "[examples][create]") {
+TEST_CASE("Feature-gated examples are rejected with upstream's default gates",
+          "[examples][create]") {
   std::size_t gated = 0;
   for (const auto& [name, js] : example_documents()) {
     const Policy needs = gates_for(name);
@@ -177,9 +185,11 @@ TEST_CASE("Feature-gated examples are rejected with upstream's default gates", "
     DYNAMIC_SECTION(name) {
       const std::string want =
           needs.feature_gates.in_place_restart
-              ? "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate "
+              ? "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when "
+                "InPlaceRestart feature gate "
                 "is disabled"
-              : "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not "
+              : "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure "
+                "policy actions are not "
                 "allowed when RestartJob feature gate is disabled";
       CHECK(create_errors(js, Policy{}) == want);
     }

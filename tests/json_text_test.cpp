@@ -26,9 +26,11 @@ TEST_CASE("JSON strings are escaped as nlohmann writes them, plus Go's HTML esca
   const std::string standard = Json(text).dump();
   CHECK(written(text, JsonEscapes::kStandard) == standard);
   CHECK(standard.find("<>&") != std::string::npos);
-  CHECK(written(text, JsonEscapes::kHtmlSafe) ==
-        R"("a\"b\\c\b\t\n\f\r\u0001\u001f)" "\x7f" R"( \u003c\u003e\u0026 \u2028\u2029 )"
-        "\xC3\xA9\xF0\x9F\x98\x80" R"(\u0000z")");
+  CHECK(written(text, JsonEscapes::kHtmlSafe) == R"("a\"b\\c\b\t\n\f\r\u0001\u001f)"
+                                                 "\x7f"
+                                                 R"( \u003c\u003e\u0026 \u2028\u2029 )"
+                                                 "\xC3\xA9\xF0\x9F\x98\x80"
+                                                 R"(\u0000z")");
   CHECK(written("", JsonEscapes::kStandard) == "\"\"");
 }
 

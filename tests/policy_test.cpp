@@ -15,7 +15,8 @@ TEST_CASE("An empty policy keeps the defaults", "[policy]") {
 }
 
 TEST_CASE("Feature gates are read by upstream's gate names", "[policy]") {
-  const auto p = parse_policy(Json::parse(R"({"featureGates": {"InPlaceRestart": true, "RestartJob": true}})"));
+  const auto p = parse_policy(
+      Json::parse(R"({"featureGates": {"InPlaceRestart": true, "RestartJob": true}})"));
   REQUIRE(p.ok());
   CHECK(p.value().feature_gates.in_place_restart);
   CHECK(p.value().feature_gates.restart_job);
@@ -23,21 +24,29 @@ TEST_CASE("Feature gates are read by upstream's gate names", "[policy]") {
 }
 
 TEST_CASE("Policy switches are read", "[policy]") {
-  const auto p = parse_policy(Json::parse(R"({"elastic": {"replicas": false, "parallelism": true}})"));
+  const auto p =
+      parse_policy(Json::parse(R"({"elastic": {"replicas": false, "parallelism": true}})"));
   REQUIRE(p.ok());
   CHECK_FALSE(p.value().elastic.replicas);
   CHECK(p.value().elastic.parallelism);
 }
 
 TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[policy]") {
-  struct Case { const char* name; const char* doc; const char* want; };
+  struct Case {
+    const char* name;
+    const char* doc;
+    const char* want;
+  };
   const std::vector<Case> cases = {
-      {"unknown top key", R"({"elastik": {}})", "policy: elastik: unknown key (known: elastic, featureGates)"},
+      {"unknown top key", R"({"elastik": {}})",
+       "policy: elastik: unknown key (known: elastic, featureGates)"},
       {"unknown nested key", R"({"elastic": {"replica": true}})",
        "policy: elastic.replica: unknown key (known: replicas, parallelism)"},
-      {"wrong type", R"({"elastic": {"replicas": "yes"}})", R"(policy: elastic.replicas: must be a boolean, got "yes")"},
+      {"wrong type", R"({"elastic": {"replicas": "yes"}})",
+       R"(policy: elastic.replicas: must be a boolean, got "yes")"},
       {"not a mapping", R"([1])", "policy: <root>: must be a mapping, got [1]"},
-      {"elastic not a mapping", R"({"elastic": true})", "policy: elastic: must be a mapping, got true"},
+      {"elastic not a mapping", R"({"elastic": true})",
+       "policy: elastic: must be a mapping, got true"},
       {"unknown gate", R"({"featureGates": {"ElasticJobSet": true}})",
        "policy: featureGates.ElasticJobSet: unknown key (known: InPlaceRestart, RestartJob)"},
       {"gate not a boolean", R"({"featureGates": {"RestartJob": 1}})",
@@ -54,7 +63,8 @@ TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[
 
 // Found by fuzz_policy: a policy document holding a string with invalid UTF-8 made the message's
 // Json::dump throw out of parse_policy, which promises never to throw.
-TEST_CASE("A policy value with invalid UTF-8 is refused with a message, never an exception", "[policy]") {
+TEST_CASE("A policy value with invalid UTF-8 is refused with a message, never an exception",
+          "[policy]") {
   const auto p = parse_policy(Json("bad\xFF"));
   REQUIRE_FALSE(p.ok());
   CHECK(p.failure().message == "policy: <root>: must be a mapping, got \"bad\xEF\xBF\xBD\"");

@@ -22,14 +22,14 @@ enum class Hook { kValidating, kMutating };
 struct AdmissionRequest {
   Hook hook = Hook::kValidating;
   Operation operation = Operation::kCreate;
-  std::string name;      // the JobSet's name, as the rejection message names it
-  JsonView object;       // the new JobSet (unset for DELETE)
-  JsonView old_object;   // the old JobSet (UPDATE only)
+  std::string name;     // the JobSet's name, as the rejection message names it
+  JsonView object;      // the new JobSet (unset for DELETE)
+  JsonView old_object;  // the old JobSet (UPDATE only)
 };
 
 struct Decision {
   bool allowed = true;
-  field::ErrorList errors;  // empty when allowed
+  field::ErrorList errors;     // empty when allowed
   Json patch = Json::array();  // RFC 6902 operations; mutating requests only
   std::vector<std::string> warnings;
 };

@@ -18,7 +18,7 @@ struct Failure {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}           // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}            // NOLINT: implicit by design
   Result(Failure failure) : state_(std::move(failure)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(state_); }

@@ -39,8 +39,12 @@ bool append_value(std::string& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::null: out += "null"; return true;
     case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return true;
-    case Json::value_t::number_integer: append_json_integer(out, value.get<Json::number_integer_t>()); return true;
-    case Json::value_t::number_unsigned: append_json_integer(out, value.get<Json::number_unsigned_t>()); return true;
+    case Json::value_t::number_integer:
+      append_json_integer(out, value.get<Json::number_integer_t>());
+      return true;
+    case Json::value_t::number_unsigned:
+      append_json_integer(out, value.get<Json::number_unsigned_t>());
+      return true;
     case Json::value_t::number_float: out += value.dump(); return true;  // nlohmann's float format
     case Json::value_t::string:
       return append_json_string(out, value.get_ref<const Json::string_t&>(),
@@ -87,12 +91,14 @@ std::string go_json_dump(const Json& value) {
 }
 
 std::string base64_encode(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    const auto n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+    const auto n = (static_cast<unsigned char>(bytes[i]) << 16) |
+                   (static_cast<unsigned char>(bytes[i + 1]) << 8) |
                    static_cast<unsigned char>(bytes[i + 2]);
     out += kAlphabet[(n >> 18) & 63];
     out += kAlphabet[(n >> 12) & 63];

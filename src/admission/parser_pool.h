@@ -3,10 +3,11 @@
 // The simdjson parsers that reviews borrow, shared by all threads.
 //
 // A parser keeps its buffers between documents (tape, strings and structural indexes: over ten
-// times the largest body it parsed), which is most of simdjson's speed on repeated parses. One per thread, as before, meant one per
-// connection of the server: 32 connections kept 32 sets of buffers, each gone cold in the cache by
-// the time its thread ran again. Borrowed from a pool, the few parsers that run at once (no more
-// than there are cores) are reused while their buffers are still in the cache.
+// times the largest body it parsed), which is most of simdjson's speed on repeated parses. One per
+// thread, as before, meant one per connection of the server: 32 connections kept 32 sets of
+// buffers, each gone cold in the cache by the time its thread ran again. Borrowed from a pool, the
+// few parsers that run at once (no more than there are cores) are reused while their buffers are
+// still in the cache.
 
 #include <cstddef>
 #include <memory>

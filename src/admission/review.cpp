@@ -76,11 +76,13 @@ std::string bad_request(const Envelope& env, std::string_view message) {
   return go_json_dump(review_response(env, std::move(response)));
 }
 
-std::string decision_response(const Envelope& env, std::string_view name, const Decision& decision, Hook hook) {
+std::string decision_response(const Envelope& env, std::string_view name, const Decision& decision,
+                              Hook hook) {
   env.summary->allowed = decision.allowed;
   env.summary->code = decision.allowed ? 200 : 422;
   if (!decision.allowed) {
-    for (const auto& e : field::deduplicated(decision.errors)) env.summary->denied_fields.push_back(e.field);
+    for (const auto& e : field::deduplicated(decision.errors))
+      env.summary->denied_fields.push_back(e.field);
   }
   Json response = object_for(6);
   response["uid"] = env.uid;
@@ -119,14 +121,17 @@ std::string wrong_kind(JsonView request, JsonView object) {
   }
   if (group == kGroup && version == kVersion && kind == kKind) return {};
   return "this webhook admits only jobset.x-k8s.io/v1alpha2 JobSet objects, got " +
-         (group.empty() ? std::string() : group + "/") + version + " " + (kind.empty() ? "(no kind)" : kind);
+         (group.empty() ? std::string() : group + "/") + version + " " +
+         (kind.empty() ? "(no kind)" : kind);
 }
 
 std::optional<std::string> not_a_jobset(std::string_view which, std::optional<JsonView> object) {
   if (!object) return "request." + std::string(which) + " is missing";
-  if (object->type() != element_type::OBJECT) return "request." + std::string(which) + " must be an object";
+  if (object->type() != element_type::OBJECT)
+    return "request." + std::string(which) + " must be an object";
   const auto spec = field_of(*object, "spec");
-  if (spec && spec->type() != element_type::OBJECT) return "request." + std::string(which) + ".spec must be an object";
+  if (spec && spec->type() != element_type::OBJECT)
+    return "request." + std::string(which) + ".spec must be an object";
   const auto rjobs = spec ? field_of(*spec, "replicatedJobs") : std::nullopt;
   if (rjobs && rjobs->type() != element_type::ARRAY) {
     return "request." + std::string(which) + ".spec.replicatedJobs must be a list";
@@ -158,32 +163,40 @@ std::string respond(const simdjson::dom::document& document, const Policy& polic
   summarize(root, summary);
   Envelope env;
   env.summary = &summary;
-  if (root.type() != element_type::OBJECT) return bad_request(env, "the body must be a JSON object (an AdmissionReview)");
+  if (root.type() != element_type::OBJECT)
+    return bad_request(env, "the body must be a JSON object (an AdmissionReview)");
   const auto api_version = string_field(root, "apiVersion");
   if (api_version == kApiVersionV1beta1) env.api_version = kApiVersionV1beta1;
   const auto request = field_of(root, "request");
-  if (request && request->type() == element_type::OBJECT) env.uid = string_field(*request, "uid").value_or("");
+  if (request && request->type() == element_type::OBJECT)
+    env.uid = string_field(*request, "uid").value_or("");
 
   if (const auto key = duplicate_key(document)) {
-    return bad_request(env, "the request holds the JSON key " + field::go_quote(*key) +
-                                " twice in one object; refused because decoders disagree on which one counts");
+    return bad_request(
+        env, "the request holds the JSON key " + field::go_quote(*key) +
+                 " twice in one object; refused because decoders disagree on which one counts");
   }
   if (string_field(root, "kind") != "AdmissionReview" ||
       (api_version != kApiVersionV1 && api_version != kApiVersionV1beta1)) {
-    return bad_request(env, "not an AdmissionReview: expected kind AdmissionReview and apiVersion admission.k8s.io/v1 or v1beta1");
+    return bad_request(env,
+                       "not an AdmissionReview: expected kind AdmissionReview and apiVersion "
+                       "admission.k8s.io/v1 or v1beta1");
   }
-  if (!request || request->type() != element_type::OBJECT) return bad_request(env, "AdmissionReview has no request");
+  if (!request || request->type() != element_type::OBJECT)
+    return bad_request(env, "AdmissionReview has no request");
   if (env.uid.empty()) return bad_request(env, "request.uid is missing");
   const auto op_text = string_field(*request, "operation");
   const auto operation = op_text ? operation_of(*op_text) : std::nullopt;
-  if (!operation) return bad_request(env, "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT");
+  if (!operation)
+    return bad_request(env, "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT");
   if (*operation == Operation::kDelete || *operation == Operation::kConnect) {
     return decision_response(env, "", Decision{}, hook);
   }
 
   const auto object = field_of(*request, "object");
   if (const auto problem = not_a_jobset("object", object)) return bad_request(env, *problem);
-  if (const auto problem = wrong_kind(*request, *object); !problem.empty()) return bad_request(env, problem);
+  if (const auto problem = wrong_kind(*request, *object); !problem.empty())
+    return bad_request(env, problem);
   AdmissionRequest decoded;
   decoded.hook = hook;
   decoded.operation = *operation;
@@ -191,7 +204,8 @@ std::string respond(const simdjson::dom::document& document, const Policy& polic
   if (*operation == Operation::kUpdate) {
     const auto old_object = field_of(*request, "oldObject");
     if (!old_object) return bad_request(env, "UPDATE request has no oldObject");
-    if (const auto problem = not_a_jobset("oldObject", old_object)) return bad_request(env, *problem);
+    if (const auto problem = not_a_jobset("oldObject", old_object))
+      return bad_request(env, *problem);
     decoded.old_object = *old_object;
   }
   const auto metadata = field_of(*object, "metadata");
@@ -244,7 +258,8 @@ Result<ReviewAnswer> parse_and_answer(std::string_view body, bool padded, const 
   const bool copy_first = !padded;
   const auto error = parser.parse(body.data(), body.size(), copy_first).error();
   if (error != simdjson::SUCCESS) {
-    return Failure{400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
+    return Failure{
+        400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
   }
   ReviewAnswer answer;
   // The root is parser.doc's: the duplicate-key check reads the document's tape.

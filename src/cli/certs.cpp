@@ -34,7 +34,8 @@ int fail(const std::string& message) {
 std::string base64(const std::string& bytes) {
   std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
   const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+                                reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
   out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return out;
 }
@@ -42,7 +43,8 @@ std::string base64(const std::string& bytes) {
 // Writes a temporary file beside the target with its final mode, then moves it into place, so
 // the target never exists half-written or briefly readable by others. Without force the move is
 // a link(), which fails rather than replace a file that appeared since the check.
-Result<bool> write_file(const fs::path& target, const std::string& content, mode_t mode, bool force) {
+Result<bool> write_file(const fs::path& target, const std::string& content, mode_t mode,
+                        bool force) {
   // Built piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
   // `"." + std::string`, which -Werror turns into a failed release build.
   std::string temp_name = ".";
@@ -90,15 +92,17 @@ Result<bool> write_file(const fs::path& target, const std::string& content, mode
 }  // namespace
 
 int certs(const CertsOptions& options) {
-  ServingCertificateRequest request{options.service, options.ns, options.extra_sans, options.days,
-                                    options.key_type == "rsa-2048" ? KeyType::kRsa2048 : KeyType::kEcdsaP256};
+  ServingCertificateRequest request{
+      options.service, options.ns, options.extra_sans, options.days,
+      options.key_type == "rsa-2048" ? KeyType::kRsa2048 : KeyType::kEcdsaP256};
   if (options.key_type != "rsa-2048" && options.key_type != "ecdsa-p256") {
     return fail("--key-type must be ecdsa-p256 or rsa-2048, got \"" + options.key_type + "\"");
   }
   if (options.out.empty()) return fail("--out must name a directory");
   const fs::path dir(options.out);
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) return fail(options.out + ": not a directory");
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return fail(options.out + ": not a directory");
 
   std::vector<std::string> existing;
   for (const auto name : {server::kCaFileName, server::kCertFileName, server::kKeyFileName}) {
@@ -131,8 +135,9 @@ int certs(const CertsOptions& options) {
   }
 
   std::cerr << "jobset-webhook certs: wrote " << (dir / server::kCaFileName).string() << ", "
-            << (dir / server::kCertFileName).string() << ", " << (dir / server::kKeyFileName).string() << " for "
-            << options.service << "." << options.ns << ".svc; caBundle on stdout\n";
+            << (dir / server::kCertFileName).string() << ", "
+            << (dir / server::kKeyFileName).string() << " for " << options.service << "."
+            << options.ns << ".svc; caBundle on stdout\n";
   std::cout << base64(c.ca_pem) << "\n";
   return kExitOk;
 }

@@ -22,8 +22,9 @@ struct Stored {
 Result<Stored> stored_form(const JobSetManifest& manifest, const Policy& policy) {
   auto object = cluster_defaults(manifest.object, policy);
   if (!object.ok()) {
-    return Failure{object.failure().code,
-                   manifest.where().to_string() + ": JobSet " + manifest.display_name() + ": " + object.failure().message};
+    return Failure{object.failure().code, manifest.where().to_string() + ": JobSet " +
+                                              manifest.display_name() + ": " +
+                                              object.failure().message};
   }
   return Stored{&manifest, std::move(object).value()};
 }
@@ -39,7 +40,8 @@ const Json* find(const Json& root, const std::vector<std::string>& tokens) {
     } else if (node->is_array()) {
       std::size_t index = 0;
       const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
-      if (ec != std::errc() || ptr != token.data() + token.size() || index >= node->size()) return nullptr;
+      if (ec != std::errc() || ptr != token.data() + token.size() || index >= node->size())
+        return nullptr;
       node = &(*node)[index];
     } else {
       return nullptr;
@@ -59,11 +61,13 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
   auto tokens = field_path_tokens(error.field);
   if (tokens.size() >= 3 && tokens[0] == "spec" && tokens[1] == "replicatedJobs") {
     std::size_t index = 0;
-    if (std::from_chars(tokens[2].data(), tokens[2].data() + tokens[2].size(), index).ec == std::errc()) {
+    if (std::from_chars(tokens[2].data(), tokens[2].data() + tokens[2].size(), index).ec ==
+        std::errc()) {
       const std::string name = replicated_job_name(new_js, index);
       const Json* old_list = find(old_js, {"spec", "replicatedJobs"});
       std::optional<std::size_t> old_index;
-      for (std::size_t i = 0; !old_index && old_list != nullptr && old_list->is_array() && i < old_list->size(); ++i) {
+      for (std::size_t i = 0;
+           !old_index && old_list != nullptr && old_list->is_array() && i < old_list->size(); ++i) {
         if (replicated_job_name(old_js, i) == name) old_index = i;
       }
       if (!old_index) return {};
@@ -75,7 +79,8 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
   return {true, field::BadValue::of(*value).printed()};
 }
 
-Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js, const Policy& policy) {
+Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js,
+                           const Policy& policy) {
   JobSetResult result;
   result.change = change;
   result.namespace_name = js.manifest->namespace_name;
@@ -96,7 +101,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   const Decision decision = decide(request, policy);
 
   result.allowed = decision.allowed;
-  if (!decision.allowed) result.message = admission::rejection_message(request.name, decision.errors);
+  if (!decision.allowed)
+    result.message = admission::rejection_message(request.name, decision.errors);
   for (const auto& error : field::deduplicated(decision.errors)) {
     Finding finding{error, js.manifest->locate(error.field), std::nullopt};
     if (old_js != nullptr && error.type == field::ErrorType::kInvalid) {
@@ -110,7 +116,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
 
 }  // namespace
 
-Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side, const Policy& policy) {
+Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,
+                               const Policy& policy) {
   if (auto duplicate = find_duplicate(old_side, "--old")) return *duplicate;
   if (auto duplicate = find_duplicate(new_side, "--new")) return *duplicate;
   Report report;
@@ -121,7 +128,8 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
   for (const auto& js : old_side.jobsets) {
     if (js.name.empty()) {
       // A generateName JobSet gets a new name on every create: there is nothing to match it with.
-      report.skipped.push_back({js.where(), js.object.value("apiVersion", ""), js.object.value("kind", ""), ""});
+      report.skipped.push_back(
+          {js.where(), js.object.value("apiVersion", ""), js.object.value("kind", ""), ""});
     } else {
       old_by_name.emplace(js.display_name(), &js);
     }

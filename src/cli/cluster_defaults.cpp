@@ -66,14 +66,16 @@ std::vector<std::string_view> segments(std::string_view path) {
   std::size_t start = 0;
   while (start <= path.size()) {
     const std::size_t dot = path.find('.', start);
-    out.push_back(path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    out.push_back(
+        path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
   return out;
 }
 
-void apply(Json& node, const std::vector<std::string_view>& path, std::size_t i, const Json& value) {
+void apply(Json& node, const std::vector<std::string_view>& path, std::size_t i,
+           const Json& value) {
   if (!node.is_object()) return;
   std::string_view name = path[i];
   const bool each = name.size() > 2 && name.substr(name.size() - 2) == "[]";

@@ -43,13 +43,9 @@ void emit(YAML::Emitter& out, const Json& value) {
       out << s;
       return;
     }
-    case Json::value_t::boolean:
-      out << value.get<bool>();
-      return;
+    case Json::value_t::boolean: out << value.get<bool>(); return;
     case Json::value_t::null:
-    case Json::value_t::discarded:
-      out << YAML::Null;
-      return;
+    case Json::value_t::discarded: out << YAML::Null; return;
     default:
       // Numbers as JSON spells them, so that 1.0 stays a float and large integers stay exact.
       out << value.dump();
@@ -81,7 +77,8 @@ Result<std::vector<Json>> parse_yaml_documents(std::string_view text, std::strin
   return documents;
 }
 
-Result<std::vector<LocatedDocument>> parse_located_documents(std::string_view text, std::string_view source) {
+Result<std::vector<LocatedDocument>> parse_located_documents(std::string_view text,
+                                                             std::string_view source) {
   return read_yaml_stream(text, source, true);
 }
 

@@ -28,7 +28,8 @@ Result<Policy> policy_from(const std::string& config) {
 // stdin can be read once.
 std::optional<Failure> stdin_once(const std::vector<const std::vector<std::string>*>& path_lists) {
   std::size_t uses = 0;
-  for (const auto* paths : path_lists) uses += static_cast<std::size_t>(std::count(paths->begin(), paths->end(), "-"));
+  for (const auto* paths : path_lists)
+    uses += static_cast<std::size_t>(std::count(paths->begin(), paths->end(), "-"));
   if (uses > 1) return Failure{400, "- (stdin) can be given once only"};
   return std::nullopt;
 }
@@ -44,14 +45,16 @@ int emit(const Result<Report>& report, std::string_view command, const std::stri
 }  // namespace
 
 int check(const CheckOptions& options) {
-  if (auto problem = stdin_once({&options.old_paths, &options.new_paths})) return unusable("check", *problem);
+  if (auto problem = stdin_once({&options.old_paths, &options.new_paths}))
+    return unusable("check", *problem);
   const auto policy = policy_from(options.config);
   if (!policy.ok()) return unusable("check", policy.failure());
   const auto old_side = load_manifests(options.old_paths);
   if (!old_side.ok()) return unusable("check", old_side.failure());
   const auto new_side = load_manifests(options.new_paths);
   if (!new_side.ok()) return unusable("check", new_side.failure());
-  return emit(check_manifests(old_side.value(), new_side.value(), policy.value()), "check", options.format);
+  return emit(check_manifests(old_side.value(), new_side.value(), policy.value()), "check",
+              options.format);
 }
 
 int validate(const ValidateOptions& options) {
@@ -73,8 +76,9 @@ int print_defaults(const DefaultOptions& options) {
   for (const auto& js : manifests.value().jobsets) {
     auto stored = cluster_defaults(js.object, policy.value());
     if (!stored.ok()) {
-      return unusable("default", Failure{400, js.where().to_string() + ": JobSet " + js.display_name() + ": " +
-                                                  stored.failure().message});
+      return unusable("default",
+                      Failure{400, js.where().to_string() + ": JobSet " + js.display_name() + ": " +
+                                       stored.failure().message});
     }
     out += "---\n" + to_yaml(stored.value());
   }

@@ -58,23 +58,29 @@ bool is_list(const Json& object) {
 std::optional<Failure> misshapen(const Json& object, const std::string& file, const Marks& marks) {
   const auto at = [&](std::string_view pointer) { return location_of(file, marks, pointer); };
   const auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return failure_at(at(""), "JobSet has no metadata mapping");
+  if (metadata == object.end() || !metadata->is_object())
+    return failure_at(at(""), "JobSet has no metadata mapping");
   for (const char* key : {"name", "namespace", "generateName"}) {
     const auto it = metadata->find(key);
     if (it != metadata->end() && !it->is_string() && !it->is_null()) {
-      return failure_at(at(std::string("/metadata/") + key), std::string("JobSet metadata.") + key + " must be a string");
+      return failure_at(at(std::string("/metadata/") + key),
+                        std::string("JobSet metadata.") + key + " must be a string");
     }
   }
-  if (string_member(*metadata, "name") == nullptr && string_member(*metadata, "generateName") == nullptr) {
-    return failure_at(at("/metadata"), "JobSet has neither metadata.name nor metadata.generateName");
+  if (string_member(*metadata, "name") == nullptr &&
+      string_member(*metadata, "generateName") == nullptr) {
+    return failure_at(at("/metadata"),
+                      "JobSet has neither metadata.name nor metadata.generateName");
   }
   const auto spec = object.find("spec");
   if (spec == object.end() || spec->is_null()) return std::nullopt;
   if (!spec->is_object()) return failure_at(at("/spec"), "JobSet spec must be a mapping");
   const auto rjobs = spec->find("replicatedJobs");
   if (rjobs == spec->end() || rjobs->is_null()) return std::nullopt;
-  if (!rjobs->is_array()) return failure_at(at("/spec/replicatedJobs"), "JobSet spec.replicatedJobs must be a list");
-  // The rules match entries by name; the API server's schema refuses an entry that is not an object.
+  if (!rjobs->is_array())
+    return failure_at(at("/spec/replicatedJobs"), "JobSet spec.replicatedJobs must be a list");
+  // The rules match entries by name; the API server's schema refuses an entry that is not an
+  // object.
   for (std::size_t i = 0; i < rjobs->size(); ++i) {
     if (!(*rjobs)[i].is_object()) {
       return failure_at(at("/spec/replicatedJobs/" + std::to_string(i)),
@@ -91,13 +97,18 @@ class Reader {
   // One object of a file: a JobSet, a List of objects, or another kind.
   std::optional<Failure> add(Json object, const std::string& file, Marks marks) {
     const Location where = location_of(file, marks, "");
-    if (!object.is_object()) return failure_at(where, "a document must be a Kubernetes object (a mapping), got " + std::string(object.type_name()));
+    if (!object.is_object())
+      return failure_at(where, "a document must be a Kubernetes object (a mapping), got " +
+                                   std::string(object.type_name()));
     const auto* api_version = string_member(object, "apiVersion");
     const auto* kind = string_member(object, "kind");
-    if (kind == nullptr) return failure_at(where, "not a Kubernetes object: kind is missing or not a string");
-    if (api_version == nullptr) return failure_at(where, "not a Kubernetes object: apiVersion is missing or not a string");
+    if (kind == nullptr)
+      return failure_at(where, "not a Kubernetes object: kind is missing or not a string");
+    if (api_version == nullptr)
+      return failure_at(where, "not a Kubernetes object: apiVersion is missing or not a string");
     if (is_list(object)) return add_items(object, file, marks);
-    const std::string jobset_api_version = std::string(admission::kGroup) + "/" + std::string(admission::kVersion);
+    const std::string jobset_api_version =
+        std::string(admission::kGroup) + "/" + std::string(admission::kVersion);
     if (*kind != admission::kKind || *api_version != jobset_api_version) {
       const auto metadata = object.find("metadata");
       const auto* name = metadata == object.end() ? nullptr : string_member(*metadata, "name");
@@ -110,7 +121,8 @@ class Reader {
     const auto* ns = string_member(metadata, "namespace");
     js.namespace_name = ns == nullptr || ns->empty() ? "default" : *ns;
     if (const auto* name = string_member(metadata, "name")) js.name = *name;
-    if (const auto* generate = string_member(metadata, "generateName")) js.generate_name = *generate;
+    if (const auto* generate = string_member(metadata, "generateName"))
+      js.generate_name = *generate;
     js.object = std::move(object);
     js.file = file;
     js.marks = std::move(marks);
@@ -131,7 +143,8 @@ class Reader {
   std::optional<Failure> add_items(const Json& list, const std::string& file, const Marks& marks) {
     const Json& items = list["items"];
     if (items.is_null()) return std::nullopt;
-    if (!items.is_array()) return failure_at(location_of(file, marks, "/items"), "items of a List must be a list");
+    if (!items.is_array())
+      return failure_at(location_of(file, marks, "/items"), "items of a List must be a list");
     for (std::size_t i = 0; i < items.size(); ++i) {
       const std::string prefix = "/items/" + std::to_string(i);
       if (auto problem = add(items[i], file, marks_below(marks, prefix))) return problem;
@@ -156,7 +169,8 @@ Result<std::vector<std::string>> expand(const std::string& path) {
   fs::recursive_directory_iterator it(path, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && is_manifest_file(it->path())) files.push_back(it->path().string());
+    if (it->is_regular_file(type_ec) && is_manifest_file(it->path()))
+      files.push_back(it->path().string());
   }
   if (ec) return Failure{400, path + ": " + ec.message()};
   std::sort(files.begin(), files.end());
@@ -165,7 +179,9 @@ Result<std::vector<std::string>> expand(const std::string& path) {
 
 }  // namespace
 
-std::string Location::to_string() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
+std::string Location::to_string() const {
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
 
 std::string JobSetManifest::display_name() const {
   return namespace_name + "/" + (name.empty() ? generate_name + "*" : name);
@@ -204,7 +220,8 @@ std::vector<std::string> field_path_tokens(std::string_view path) {
       i = close + 1;
     } else {
       const std::size_t end = path.find_first_of(".[", i);
-      tokens.emplace_back(path.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
+      tokens.emplace_back(
+          path.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i));
       i = end == std::string_view::npos ? path.size() : end;
     }
   }
@@ -231,7 +248,9 @@ Result<Manifests> load_manifests(const std::vector<std::string>& paths) {
     for (const auto& file : files.value()) {
       auto text = read_input(file);
       if (!text.ok()) return text.failure();
-      if (auto problem = reader.add_text(text.value(), file == "-" ? std::string(kStdinName) : file)) return *problem;
+      if (auto problem =
+              reader.add_text(text.value(), file == "-" ? std::string(kStdinName) : file))
+        return *problem;
     }
   }
   return std::move(reader.manifests);
@@ -243,8 +262,9 @@ std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_vi
     if (js.name.empty()) continue;
     const auto [it, inserted] = seen.emplace(js.display_name(), &js);
     if (!inserted) {
-      return Failure{400, js.where().to_string() + ": " + std::string(side) + " holds JobSet " + js.display_name() +
-                              " twice (first at " + it->second->where().to_string() + "); a cluster holds one"};
+      return Failure{400, js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
+                              js.display_name() + " twice (first at " +
+                              it->second->where().to_string() + "); a cluster holds one"};
     }
   }
   return std::nullopt;

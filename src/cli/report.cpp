@@ -43,22 +43,24 @@ std::string JobSetResult::display_name() const {
 }
 
 std::size_t Report::count(Change change) const {
-  return static_cast<std::size_t>(
-      std::count_if(jobsets.begin(), jobsets.end(), [&](const JobSetResult& r) { return r.change == change; }));
+  return static_cast<std::size_t>(std::count_if(
+      jobsets.begin(), jobsets.end(), [&](const JobSetResult& r) { return r.change == change; }));
 }
 
 std::size_t Report::denied() const {
-  return static_cast<std::size_t>(
-      std::count_if(jobsets.begin(), jobsets.end(), [](const JobSetResult& r) { return !r.allowed; }));
+  return static_cast<std::size_t>(std::count_if(jobsets.begin(), jobsets.end(),
+                                                [](const JobSetResult& r) { return !r.allowed; }));
 }
 
 std::string Report::summary() const {
   const std::size_t judged = count(Change::kUpdate) + count(Change::kCreate);
-  std::string s = command + ": " + counted(judged, "JobSet", "JobSets") + ": " + std::to_string(denied()) +
-                  " denied, " + std::to_string(judged - denied()) + " allowed";
+  std::string s = command + ": " + counted(judged, "JobSet", "JobSets") + ": " +
+                  std::to_string(denied()) + " denied, " + std::to_string(judged - denied()) +
+                  " allowed";
   if (command == "check") {
-    s += " (" + std::to_string(count(Change::kUpdate)) + " updated, " + std::to_string(count(Change::kCreate)) +
-         " created); " + std::to_string(count(Change::kDelete)) + " deleted";
+    s += " (" + std::to_string(count(Change::kUpdate)) + " updated, " +
+         std::to_string(count(Change::kCreate)) + " created); " +
+         std::to_string(count(Change::kDelete)) + " deleted";
   }
   s += "; " + counted(skipped.size(), "other object", "other objects") + " skipped";
   return s;
@@ -67,7 +69,8 @@ std::string Report::summary() const {
 std::string finding_text(const Finding& finding) {
   std::string s = finding.error.to_string();
   if (finding.old_value) {
-    s += " (old value: " + (finding.old_value->set ? finding.old_value->printed : std::string("unset")) + ")";
+    s += " (old value: " +
+         (finding.old_value->set ? finding.old_value->printed : std::string("unset")) + ")";
   }
   return s;
 }

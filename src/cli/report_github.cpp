@@ -34,9 +34,11 @@ std::string escape_property(std::string_view raw) {
   return out;
 }
 
-std::string command(std::string_view name, const Location& where, std::string_view title, std::string_view message) {
-  return "::" + std::string(name) + " file=" + escape_property(where.file) + ",line=" + std::to_string(where.line) +
-         ",col=" + std::to_string(where.column) + ",title=" + escape_property(title) + "::" + escape_data(message) + "\n";
+std::string command(std::string_view name, const Location& where, std::string_view title,
+                    std::string_view message) {
+  return "::" + std::string(name) + " file=" + escape_property(where.file) +
+         ",line=" + std::to_string(where.line) + ",col=" + std::to_string(where.column) +
+         ",title=" + escape_property(title) + "::" + escape_data(message) + "\n";
 }
 
 }  // namespace
@@ -48,8 +50,10 @@ std::string render_github(const Report& report) {
       out += command("notice", js.where, "JobSet " + js.display_name(), deletion_text(js));
       continue;
     }
-    const std::string title = "JobSet " + js.display_name() + " (" + std::string(change_name(js.change)) + ")";
-    for (const auto& finding : js.findings) out += command("error", finding.where, title, finding_text(finding));
+    const std::string title =
+        "JobSet " + js.display_name() + " (" + std::string(change_name(js.change)) + ")";
+    for (const auto& finding : js.findings)
+      out += command("error", finding.where, title, finding_text(finding));
     for (const auto& warning : js.warnings) out += command("warning", js.where, title, warning);
   }
   out += escape_data(report.summary()) + "\n";

@@ -30,7 +30,8 @@ std::string xml(std::string_view raw, XmlPlace place = XmlPlace::kAttribute) {
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += "\xEF\xBF\xBD";
-        } else if (text.compare(i, 3, "\xEF\xBF\xBE") == 0 || text.compare(i, 3, "\xEF\xBF\xBF") == 0) {
+        } else if (text.compare(i, 3, "\xEF\xBF\xBE") == 0 ||
+                   text.compare(i, 3, "\xEF\xBF\xBF") == 0) {
           out += "\xEF\xBF\xBD";  // U+FFFE and U+FFFF are not XML characters either
           i += 2;
         } else {
@@ -42,18 +43,21 @@ std::string xml(std::string_view raw, XmlPlace place = XmlPlace::kAttribute) {
 }
 
 std::string testcase(const JobSetResult& js) {
-  std::string out = "    <testcase name=\"" + xml(js.display_name()) + "\" classname=\"" + xml(js.where.file) +
-                    "\" file=\"" + xml(js.where.file) + "\" line=\"" + std::to_string(js.where.line) + "\">\n";
+  std::string out = "    <testcase name=\"" + xml(js.display_name()) + "\" classname=\"" +
+                    xml(js.where.file) + "\" file=\"" + xml(js.where.file) + "\" line=\"" +
+                    std::to_string(js.where.line) + "\">\n";
   if (!js.allowed) {
     std::string body;
-    for (const auto& finding : js.findings) body += finding.where.to_string() + ": " + finding_text(finding) + "\n";
-    out += "      <failure type=\"" + std::string(change_name(js.change)) + " denied\" message=\"" + xml(js.message) +
-           "\">" + xml(body, XmlPlace::kText) + "</failure>\n";
+    for (const auto& finding : js.findings)
+      body += finding.where.to_string() + ": " + finding_text(finding) + "\n";
+    out += "      <failure type=\"" + std::string(change_name(js.change)) + " denied\" message=\"" +
+           xml(js.message) + "\">" + xml(body, XmlPlace::kText) + "</failure>\n";
   }
   std::string system_out;
   if (js.change == Change::kDelete) system_out += deletion_text(js) + "\n";
   for (const auto& warning : js.warnings) system_out += "warning: " + warning + "\n";
-  if (!system_out.empty()) out += "      <system-out>" + xml(system_out, XmlPlace::kText) + "</system-out>\n";
+  if (!system_out.empty())
+    out += "      <system-out>" + xml(system_out, XmlPlace::kText) + "</system-out>\n";
   out += "    </testcase>\n";
   return out;
 }

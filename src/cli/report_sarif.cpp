@@ -18,8 +18,8 @@ std::string uri_of(std::string_view path) {
   std::string out;
   for (const char c : path) {
     const auto b = static_cast<unsigned char>(c);
-    if ((b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~' || c == '/') {
+    if ((b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') || c == '-' ||
+        c == '.' || c == '_' || c == '~' || c == '/') {
       out += c;
     } else {
       out += '%';
@@ -31,9 +31,10 @@ std::string uri_of(std::string_view path) {
 }
 
 Json location_json(const Location& where) {
-  return Json::array({{{"physicalLocation",
-                        {{"artifactLocation", {{"uri", uri_of(where.file)}}},
-                         {"region", {{"startLine", where.line}, {"startColumn", where.column}}}}}}});
+  return Json::array(
+      {{{"physicalLocation",
+         {{"artifactLocation", {{"uri", uri_of(where.file)}}},
+          {"region", {{"startLine", where.line}, {"startColumn", where.column}}}}}}});
 }
 
 class Rules {
@@ -52,8 +53,8 @@ class Rules {
   Json rules_ = Json::array();
 };
 
-Json result_json(std::string_view rule, std::size_t rule_index, std::string_view level, const std::string& text,
-                 const Location& where) {
+Json result_json(std::string_view rule, std::size_t rule_index, std::string_view level,
+                 const std::string& text, const Location& where) {
   return {{"ruleId", rule},
           {"ruleIndex", rule_index},
           {"level", level},
@@ -69,16 +70,20 @@ std::string render_sarif(const Report& report) {
   for (const auto& js : report.jobsets) {
     for (const auto& finding : js.findings) {
       const auto id = field::cause_reason(finding.error.type);
-      const auto rule = rules.index(id, "JobSet " + std::string(field::type_name(finding.error.type)));
+      const auto rule =
+          rules.index(id, "JobSet " + std::string(field::type_name(finding.error.type)));
       results.push_back(result_json(id, rule, "error",
-                                    "JobSet " + js.display_name() + ": " + finding_text(finding), finding.where));
+                                    "JobSet " + js.display_name() + ": " + finding_text(finding),
+                                    finding.where));
     }
     for (const auto& warning : js.warnings) {
       const auto rule = rules.index(kWarningRule, "A warning of the JobSet admission webhook");
-      results.push_back(result_json(kWarningRule, rule, "warning", "JobSet " + js.display_name() + ": " + warning, js.where));
+      results.push_back(result_json(kWarningRule, rule, "warning",
+                                    "JobSet " + js.display_name() + ": " + warning, js.where));
     }
   }
-  Json driver = {{"name", "jobset-webhook"}, {"version", JOBSET_WEBHOOK_VERSION}, {"rules", rules.json()}};
+  Json driver = {
+      {"name", "jobset-webhook"}, {"version", JOBSET_WEBHOOK_VERSION}, {"rules", rules.json()}};
   Json run = {{"tool", {{"driver", std::move(driver)}}},
               {"results", std::move(results)},
               {"invocations", Json::array({{{"executionSuccessful", true}}})}};

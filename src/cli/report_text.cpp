@@ -12,8 +12,10 @@ std::string render_text(const Report& report) {
       out += js.where.to_string() + ": note: " + deletion_text(js) + "\n";
       continue;
     }
-    for (const auto& finding : js.findings) out += finding.where.to_string() + ": " + finding_text(finding) + "\n";
-    for (const auto& warning : js.warnings) out += js.where.to_string() + ": warning: " + warning + "\n";
+    for (const auto& finding : js.findings)
+      out += finding.where.to_string() + ": " + finding_text(finding) + "\n";
+    for (const auto& warning : js.warnings)
+      out += js.where.to_string() + ": warning: " + warning + "\n";
   }
   out += report.summary() + "\n";
   return out;

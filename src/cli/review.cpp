@@ -21,10 +21,11 @@ int review(const ReviewOptions& options) {
     std::cerr << "jobset-webhook review: " << body.failure().message << "\n";
     return kExitUnusableInput;
   }
-  const auto response =
-      admission::handle_review(body.value(), policy, options.mutate ? Hook::kMutating : Hook::kValidating);
+  const auto response = admission::handle_review(
+      body.value(), policy, options.mutate ? Hook::kMutating : Hook::kValidating);
   if (!response.ok()) {
-    std::cerr << "jobset-webhook review: " << options.input << ": " << response.failure().message << "\n";
+    std::cerr << "jobset-webhook review: " << options.input << ": " << response.failure().message
+              << "\n";
     return kExitUnusableInput;
   }
   std::cout << response.value() << "\n";

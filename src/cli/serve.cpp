@@ -25,8 +25,8 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
   // 0 turns the metrics listener off (as controller-runtime's --metrics-bind-address=0 does),
   // where the other ports take 0 as "any free port".
   options.metrics_port = flags.metrics_port == 0 ? std::nullopt : std::optional(flags.metrics_port);
-  options.tls.cert_file =
-      flags.tls_cert_file.empty() ? in_dir(flags.cert_dir, srv::kCertFileName) : flags.tls_cert_file;
+  options.tls.cert_file = flags.tls_cert_file.empty() ? in_dir(flags.cert_dir, srv::kCertFileName)
+                                                      : flags.tls_cert_file;
   options.tls.private_key_file = flags.tls_private_key_file.empty()
                                      ? in_dir(flags.cert_dir, srv::kKeyFileName)
                                      : flags.tls_private_key_file;

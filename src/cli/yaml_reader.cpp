@@ -248,7 +248,8 @@ class JsonBuilder : public YAML::EventHandler {
       return fail(mark, "document nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
     }
     std::string pointer = mark_value(mark);
-    stack_.push_back({std::move(empty), anchor, values_ - 1, std::nullopt, {}, std::move(pointer), {}});
+    stack_.push_back(
+        {std::move(empty), anchor, values_ - 1, std::nullopt, {}, std::move(pointer), {}});
   }
 
   void close() {
@@ -289,8 +290,8 @@ class JsonBuilder : public YAML::EventHandler {
 
 }  // namespace
 
-Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text, std::string_view source,
-                                                      bool keep_marks) {
+Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text,
+                                                      std::string_view source, bool keep_marks) {
   JsonBuilder builder(source, text.size() + kAliasAllowance, keep_marks);
   try {
     std::istringstream stream{std::string(text)};

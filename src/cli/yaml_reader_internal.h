@@ -17,8 +17,8 @@ namespace jobset_webhook::cli {
 
 // Every non-empty document of the stream; with keep_marks, where each of its values is written
 // (LocatedDocument::marks), else no marks.
-Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text, std::string_view source,
-                                                      bool keep_marks);
+Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text,
+                                                      std::string_view source, bool keep_marks);
 
 // An unquoted scalar as the YAML 1.2 core schema resolves it, which is what Kubernetes'
 // sigs.k8s.io/yaml (through JSON) does: true/false, null/~/"", integers, floats, else a string.

@@ -11,9 +11,9 @@
 namespace jobset_webhook::defaulting {
 namespace {
 
+using simdjson::dom::element_type;
 using validation::MaybeJson;
 using validation::member;
-using simdjson::dom::element_type;
 
 using Tokens = std::vector<std::string>;
 
@@ -38,7 +38,8 @@ class PatchBuilder {
         if (last) {
           ops_.push_back(operation(exists, patch::pointer(parent), std::move(value)));
         } else {
-          add_below_missing(parent, Tokens(path.begin() + static_cast<std::ptrdiff_t>(k) + 1, path.end()),
+          add_below_missing(parent,
+                            Tokens(path.begin() + static_cast<std::ptrdiff_t>(k) + 1, path.end()),
                             std::move(value), exists);
         }
         return;
@@ -57,12 +58,14 @@ class PatchBuilder {
   // "add" for an absent member, "replace" for one that is there (null or ""), as a diff of the
   // object before and after defaulting would say.
   static Json operation(bool exists, std::string path, Json value) {
-    return {{"op", exists ? "replace" : "add"}, {"path", std::move(path)}, {"value", std::move(value)}};
+    return {
+        {"op", exists ? "replace" : "add"}, {"path", std::move(path)}, {"value", std::move(value)}};
   }
 
   // The member or list entry named by token, null included. False when there is none.
   static bool lookup(JsonView node, const std::string& token, JsonView& child) {
-    if (node.type() == element_type::OBJECT) return JsonObjectView(node).at_key(token).get(child) == simdjson::SUCCESS;
+    if (node.type() == element_type::OBJECT)
+      return JsonObjectView(node).at_key(token).get(child) == simdjson::SUCCESS;
     std::size_t i = 0;
     for (const char c : token) i = i * 10 + static_cast<std::size_t>(c - '0');
     return JsonArrayView(node).at(i).get(child) == simdjson::SUCCESS;
@@ -102,14 +105,17 @@ Json defaults_patch(JsonView js) {
   PatchBuilder b(js);
   const MaybeJson spec = member(js, "spec");
   if (spec && spec->type() != element_type::OBJECT) return Json::array();
-  if (absent(member(spec, "successPolicy"))) b.set({"spec", "successPolicy"}, {{"operator", "All"}});
-  if (absent(member(spec, "startupPolicy"))) b.set({"spec", "startupPolicy"}, {{"startupPolicyOrder", "AnyOrder"}});
+  if (absent(member(spec, "successPolicy")))
+    b.set({"spec", "successPolicy"}, {{"operator", "All"}});
+  if (absent(member(spec, "startupPolicy")))
+    b.set({"spec", "startupPolicy"}, {{"startupPolicyOrder", "AnyOrder"}});
 
   const auto rjobs = validation::items_of(member(spec, "replicatedJobs"));
   for (std::size_t i = 0; i < rjobs.size(); ++i) {
     if (rjobs[i].type() != element_type::OBJECT) continue;
     const MaybeJson job_spec = validation::at(rjobs[i], {"template", "spec"});
-    if (absent(member(job_spec, "completionMode"))) b.set(rjob_path(i, {"template", "spec", "completionMode"}), "Indexed");
+    if (absent(member(job_spec, "completionMode")))
+      b.set(rjob_path(i, {"template", "spec", "completionMode"}), "Indexed");
     const MaybeJson restart = validation::at(job_spec, {"template", "spec", "restartPolicy"});
     if (empty_string(restart)) {
       b.set(rjob_path(i, {"template", "spec", "template", "spec", "restartPolicy"}), "OnFailure");
@@ -118,22 +124,29 @@ Json defaults_patch(JsonView js) {
 
   // Upstream sets network to {} first; the two fields below create it when it is missing.
   const MaybeJson network = member(spec, "network");
-  if (absent(member(network, "enableDNSHostnames"))) b.set({"spec", "network", "enableDNSHostnames"}, true);
-  if (absent(member(network, "publishNotReadyAddresses"))) b.set({"spec", "network", "publishNotReadyAddresses"}, true);
+  if (absent(member(network, "enableDNSHostnames")))
+    b.set({"spec", "network", "enableDNSHostnames"}, true);
+  if (absent(member(network, "publishNotReadyAddresses")))
+    b.set({"spec", "network", "publishNotReadyAddresses"}, true);
 
   const MaybeJson failure_policy = member(spec, "failurePolicy");
   if (validation::is_object(failure_policy)) {
     const auto rules = validation::items_of(member(failure_policy, "rules"));
     for (std::size_t i = 0; i < rules.size(); ++i) {
-      if (rules[i].type() != element_type::OBJECT || !empty_string(member(rules[i], "name"))) continue;
-      b.set({"spec", "failurePolicy", "rules", std::to_string(i), "name"}, "failurePolicyRule" + std::to_string(i));
+      if (rules[i].type() != element_type::OBJECT || !empty_string(member(rules[i], "name")))
+        continue;
+      b.set({"spec", "failurePolicy", "rules", std::to_string(i), "name"},
+            "failurePolicyRule" + std::to_string(i));
     }
   }
 
   const auto policies = validation::items_of(member(spec, "volumeClaimPolicies"));
   for (std::size_t i = 0; i < policies.size(); ++i) {
-    if (policies[i].type() != element_type::OBJECT || !absent(member(policies[i], "retentionPolicy"))) continue;
-    b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"}, {{"whenDeleted", "Delete"}});
+    if (policies[i].type() != element_type::OBJECT ||
+        !absent(member(policies[i], "retentionPolicy")))
+      continue;
+    b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"},
+          {{"whenDeleted", "Delete"}});
   }
   return b.take();
 }
@@ -155,7 +168,8 @@ Json crd_defaults_patch(JsonView js) {
   for (std::size_t i = 0; i < policies.size(); ++i) {
     const MaybeJson retention = member(policies[i], "retentionPolicy");
     if (validation::is_object(retention) && absent(member(*retention, "whenDeleted"))) {
-      b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy", "whenDeleted"}, "Delete");
+      b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy", "whenDeleted"},
+            "Delete");
     }
   }
   return b.take();

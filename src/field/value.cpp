@@ -22,7 +22,8 @@ bool go_printable(char32_t r) {
 }
 
 void append_hex(std::string& out, std::uint32_t value, int digits) {
-  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += kLowerHex[(value >> shift) & 0xF];
+  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4)
+    out += kLowerHex[(value >> shift) & 0xF];
 }
 
 void append_go_escaped_rune(std::string& out, char32_t r) {
@@ -65,7 +66,11 @@ void append_go_json_string(std::string& out, std::string_view s) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      case '<': case '>': case '&': case 0x2028: case 0x2029:
+      case '<':
+      case '>':
+      case '&':
+      case 0x2028:
+      case 0x2029:
         out += "\\u";
         append_hex(out, r, 4);
         break;
@@ -116,21 +121,11 @@ void append_go_json(std::string& out, JsonView root, std::size_t budget) {
       case simdjson::dom::element_type::STRING:
         append_go_json_string(out, std::string_view(v));
         return;
-      case simdjson::dom::element_type::INT64:
-        out += std::to_string(int64_t(v));
-        return;
-      case simdjson::dom::element_type::UINT64:
-        out += std::to_string(uint64_t(v));
-        return;
-      case simdjson::dom::element_type::DOUBLE:
-        out += format_double(double(v));
-        return;
-      case simdjson::dom::element_type::BOOL:
-        out += bool(v) ? "true" : "false";
-        return;
-      case simdjson::dom::element_type::NULL_VALUE:
-        out += "null";
-        return;
+      case simdjson::dom::element_type::INT64: out += std::to_string(int64_t(v)); return;
+      case simdjson::dom::element_type::UINT64: out += std::to_string(uint64_t(v)); return;
+      case simdjson::dom::element_type::DOUBLE: out += format_double(double(v)); return;
+      case simdjson::dom::element_type::BOOL: out += bool(v) ? "true" : "false"; return;
+      case simdjson::dom::element_type::NULL_VALUE: out += "null"; return;
     }
   };
   emit(root);
@@ -249,8 +244,7 @@ std::string go_json(JsonView value) {
 
 BadValue BadValue::of(JsonView value) {
   switch (value.type()) {
-    case simdjson::dom::element_type::STRING:
-      return string(std::string_view(value));
+    case simdjson::dom::element_type::STRING: return string(std::string_view(value));
     case simdjson::dom::element_type::OBJECT:
     case simdjson::dom::element_type::ARRAY: {
       // Print a little past the limit only: a 1 MB object is never printed whole.
@@ -258,8 +252,7 @@ BadValue BadValue::of(JsonView value) {
       append_go_json(out, value, kMaxValueBytes);
       return BadValue(elide(std::move(out)));
     }
-    default:
-      return BadValue(go_json(value));
+    default: return BadValue(go_json(value));
   }
 }
 

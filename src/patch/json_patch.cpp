@@ -37,7 +37,8 @@ Result<Json> to_json(JsonView value) {
 }
 
 Result<Json> apply(const Json& document, const Json& operations) {
-  if (!operations.is_array()) return Failure{400, "patch: must be a list of operations, got " + operations.dump()};
+  if (!operations.is_array())
+    return Failure{400, "patch: must be a list of operations, got " + operations.dump()};
   try {
     return document.patch(operations);
   } catch (const Json::exception& e) {

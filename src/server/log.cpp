@@ -13,14 +13,10 @@ namespace {
 
 constexpr std::string_view level_name(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug:
-      return "debug";
-    case LogLevel::kInfo:
-      return "info";
-    case LogLevel::kWarn:
-      return "warn";
-    case LogLevel::kError:
-      return "error";
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kError: return "error";
   }
   return "info";
 }
@@ -61,17 +57,13 @@ void append_log_string(std::string& line, std::string_view text) {
 
 void append_log_value(std::string& line, const Json& value) {
   switch (value.type()) {
-    case Json::value_t::string:
-      return append_log_string(line, value.get_ref<const std::string&>());
-    case Json::value_t::boolean:
-      line += value.get<bool>() ? "true" : "false";
-      return;
+    case Json::value_t::string: return append_log_string(line, value.get_ref<const std::string&>());
+    case Json::value_t::boolean: line += value.get<bool>() ? "true" : "false"; return;
     case Json::value_t::number_integer:
       return append_json_integer(line, value.get<Json::number_integer_t>());
     case Json::value_t::number_unsigned:
       return append_json_integer(line, value.get<Json::number_unsigned_t>());
-    default:
-      line += dump(value);
+    default: line += dump(value);
   }
 }
 

@@ -25,9 +25,9 @@ std::string json_quoted(std::string_view s) {
 }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(),
-                    [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return ascii_lower(x) == ascii_lower(y);
+         });
 }
 
 // The headers the checks read, found in one pass over the head: httplib's own lookups compare
@@ -78,8 +78,7 @@ std::string media_type(std::string_view content_type) {
 
 }  // namespace
 
-Result<RequestHead> check_request_head(const httplib::Request& req,
-                                       std::size_t max_request_bytes) {
+Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t max_request_bytes) {
   if (req.path != kValidatePath && req.path != kMutatePath) {
     return Failure{404, "no webhook at " + req.path + "; the webhooks are " +
                             std::string(kValidatePath) + " and " + std::string(kMutatePath)};
@@ -104,8 +103,8 @@ Result<RequestHead> check_request_head(const httplib::Request& req,
   RequestHead head;
   const bool chunked = is_chunked(fields);
   if (fields.transfer_encoding != nullptr && !chunked) {
-    return Failure{400, "Transfer-Encoding " + json_quoted(*fields.transfer_encoding) +
-                            " is not supported"};
+    return Failure{
+        400, "Transfer-Encoding " + json_quoted(*fields.transfer_encoding) + " is not supported"};
   }
   if (fields.content_length != nullptr) {
     if (chunked)

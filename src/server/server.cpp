@@ -25,7 +25,8 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
                                                                 const Log& log) {
   std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<AdmissionServer> s(new AdmissionServer(options, log));
-  auto reloader = CredentialReloader::start(options.tls, options.reload_interval, log, *s->metrics_);
+  auto reloader =
+      CredentialReloader::start(options.tls, options.reload_interval, log, *s->metrics_);
   if (!reloader.ok()) return reloader.failure();
   s->reloader_ = std::move(reloader.value());
 
@@ -47,7 +48,8 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
     s->metrics_server_ = std::make_unique<MetricsServer>(*s->metrics_);
     errno = 0;
     s->metrics_port_ = s->metrics_server_->start(options.bind_address, *options.metrics_port);
-    if (s->metrics_port_ < 0) return cannot_listen(options.bind_address, *options.metrics_port, errno);
+    if (s->metrics_port_ < 0)
+      return cannot_listen(options.bind_address, *options.metrics_port, errno);
   }
 
   s->listen_thread_ = std::thread([raw = s.get()] {

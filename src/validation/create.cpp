@@ -13,7 +13,8 @@ namespace {
 constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
 // Upstream replaces apimachinery's length message, which it finds by this text, with its own.
 const std::string kDns1035TooLong = max_len_error(kDns1035LabelMaxLength);
-constexpr std::string_view kSubdomainTooLong = ".spec.network.subdomain is too long, must be less than 63 characters";
+constexpr std::string_view kSubdomainTooLong =
+    ".spec.network.subdomain is too long, must be less than 63 characters";
 constexpr std::string_view kGroupNameTooLong =
     ".spec.replicatedJob[].groupName is too long, must be less than 63 characters";
 constexpr std::string_view kJobNameTooLong =
@@ -33,7 +34,9 @@ std::vector<std::string> dns1035_messages(std::string_view value, std::string_vi
   return msgs;
 }
 
-field::BadValue value_or_null(MaybeJson v) { return v ? field::BadValue::of(*v) : field::BadValue::null(); }
+field::BadValue value_or_null(MaybeJson v) {
+  return v ? field::BadValue::of(*v) : field::BadValue::null();
+}
 
 // R3: the subdomain names the headless Service, so it must be a DNS-1123 subdomain and a
 // DNS-1035 label.
@@ -56,7 +59,8 @@ void validate_managed_by(MaybeJson spec, field::ErrorList& errs) {
   if (!managed_by) return;
   const auto path = field::Path("spec").child("managedBy");
   for (auto& e : is_domain_prefixed_path(path, *managed_by)) errs.push_back(std::move(e));
-  if (managed_by->size() > kMaxManagedByLength) errs.push_back(field::too_long(path, kMaxManagedByLength));
+  if (managed_by->size() > kMaxManagedByLength)
+    errs.push_back(field::too_long(path, kMaxManagedByLength));
 }
 
 // R10: in-place restart keeps the pods, so the Job must never give up or replace them.
@@ -66,26 +70,32 @@ void validate_in_place_restart(JsonView rjob, const field::Path& path, field::Er
   const auto spec_path = path.child("template", "spec");
   const MaybeJson backoff = member(spec, "backoffLimit");
   if (integer_of(backoff) != kMaxInt32) {
-    errs.push_back(field::invalid(spec_path.child("backoffLimit"), value_or_null(backoff),
-                                  "replicatedJob " + name + ": must be set to 2147483647 (MaxInt32) when in-place restart is enabled"));
+    errs.push_back(field::invalid(
+        spec_path.child("backoffLimit"), value_or_null(backoff),
+        "replicatedJob " + name +
+            ": must be set to 2147483647 (MaxInt32) when in-place restart is enabled"));
   }
   const MaybeJson replacement = member(spec, "podReplacementPolicy");
   if (string_of(replacement) != "Failed") {
-    errs.push_back(field::invalid(spec_path.child("podReplacementPolicy"), value_or_null(replacement),
-                                  "replicatedJob " + name + ": must be set to Failed when in-place restart is enabled"));
+    errs.push_back(field::invalid(
+        spec_path.child("podReplacementPolicy"), value_or_null(replacement),
+        "replicatedJob " + name + ": must be set to Failed when in-place restart is enabled"));
   }
   const MaybeJson completions = member(spec, "completions");
   const auto c = integer_of(completions), p = integer_of(member(spec, "parallelism"));
   if (!c || !p || wrap_int32(*c) != wrap_int32(*p)) {
-    errs.push_back(field::invalid(
-        spec_path.child("completions"), value_or_null(completions),
-        "replicatedJob " + name + ": completions and parallelism must be set and equal to each other when in-place restart is enabled"));
+    errs.push_back(field::invalid(spec_path.child("completions"), value_or_null(completions),
+                                  "replicatedJob " + name +
+                                      ": completions and parallelism must be set and equal to each "
+                                      "other when in-place restart is enabled"));
   }
 }
 
 // R5 to R10 for one ReplicatedJob. Its own name is already in in.replicated_job_names.
-void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t index, bool in_place_restart,
-                             const std::unordered_set<std::string_view>& names_so_far, field::ErrorList& errs) {
+void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t index,
+                             bool in_place_restart,
+                             const std::unordered_set<std::string_view>& names_so_far,
+                             field::ErrorList& errs) {
   const auto path = field::Path("spec").child("replicatedJobs").index(index);
   const auto name = replicated_job_name(rjob);
   const std::int32_t replicas = replicated_job_replicas(rjob);
@@ -93,16 +103,19 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
 
   // R5: the controller counts pods in int32.
   const auto parallelism = integer_of(member(spec, "parallelism"));
-  const std::int64_t pods = std::int64_t(parallelism ? wrap_int32(*parallelism) : 1) * std::int64_t(replicas);
+  const std::int64_t pods =
+      std::int64_t(parallelism ? wrap_int32(*parallelism) : 1) * std::int64_t(replicas);
   if (pods > kMaxInt32) {
-    errs.push_back(plain_error("the product of replicas and parallelism must not exceed 2147483647 for replicatedJob '" +
-                               std::string(name) + "'"));
+    errs.push_back(plain_error(
+        "the product of replicas and parallelism must not exceed 2147483647 for replicatedJob '" +
+        std::string(name) + "'"));
   }
 
   // R6: the group name becomes a label and part of DNS names.
   const auto group_name = string_or_empty(member(rjob, "groupName"));
   for (const auto& msg : dns1035_messages(group_name, kGroupNameTooLong)) {
-    errs.push_back(field::invalid(path.child("groupName"), field::BadValue::string(group_name), msg));
+    errs.push_back(
+        field::invalid(path.child("groupName"), field::BadValue::string(group_name), msg));
   }
 
   // R7: child Jobs are named <jobset>-<rjob>-<index>; the last index is the longest. The
@@ -110,7 +123,8 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
   const std::string job_index = std::to_string(wrap_int32(std::int64_t(replicas) - 1));
   const std::string longest_job_name = in.name + "-" + std::string(name) + "-" + job_index;
   for (const auto& msg : dns1035_messages(longest_job_name, kJobNameTooLong)) {
-    errs.push_back(field::invalid(path.child("name"), field::BadValue::string(longest_job_name), msg));
+    errs.push_back(
+        field::invalid(path.child("name"), field::BadValue::string(longest_job_name), msg));
   }
 
   // R8: pods of Indexed Jobs are named <job>-<pod index>-<5 random characters>. Upstream reports
@@ -118,10 +132,12 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
   const auto completions = integer_of(member(spec, "completions"));
   if (string_of(member(spec, "completionMode")) == "Indexed" && completions) {
     const std::string longest_pod_name =
-        longest_job_name + "-" + std::to_string(wrap_int32(std::int64_t(wrap_int32(*completions)) - 1)) +
+        longest_job_name + "-" +
+        std::to_string(wrap_int32(std::int64_t(wrap_int32(*completions)) - 1)) +
         std::string(kPodNameSuffix);
     for (const auto& msg : dns1035_messages(longest_pod_name, kPodNameTooLong)) {
-      errs.push_back(field::invalid(path.child("name"), field::BadValue::string(longest_job_name), msg));
+      errs.push_back(
+          field::invalid(path.child("name"), field::BadValue::string(longest_job_name), msg));
     }
   }
 
@@ -129,8 +145,8 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
   for (const auto& dep : items_of(member(rjob, "dependsOn"))) {
     const auto dep_name = string_or_empty(member(dep, "name"));
     if (!names_so_far.contains(dep_name)) {
-      errs.push_back(plain_error("replicatedJob: " + std::string(name) + " cannot depend on replicatedJob: " +
-                                 std::string(dep_name)));
+      errs.push_back(plain_error("replicatedJob: " + std::string(name) +
+                                 " cannot depend on replicatedJob: " + std::string(dep_name)));
     }
   }
 
@@ -139,9 +155,13 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
 
 }  // namespace
 
-field::Error plain_error(std::string message) { return field::internal_error(field::Path(), message); }
+field::Error plain_error(std::string message) {
+  return field::internal_error(field::Path(), message);
+}
 
-std::string_view replicated_job_name(JsonView rjob) { return string_or_empty(member(rjob, "name")); }
+std::string_view replicated_job_name(JsonView rjob) {
+  return string_or_empty(member(rjob, "name"));
+}
 
 std::int32_t replicated_job_replicas(JsonView rjob) {
   return wrap_int32(integer_of(member(rjob, "replicas")).value_or(0));
@@ -165,9 +185,12 @@ field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
 
   // R1: the in-place restart strategy is alpha, behind its gate.
   const MaybeJson failure_policy = member(in.spec, "failurePolicy");
-  const bool in_place_restart = string_of(member(failure_policy, "restartStrategy")) == "InPlaceRestart";
+  const bool in_place_restart =
+      string_of(member(failure_policy, "restartStrategy")) == "InPlaceRestart";
   if (!policy.feature_gates.in_place_restart && failure_policy && in_place_restart) {
-    errs.push_back(plain_error("InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled"));
+    errs.push_back(
+        plain_error("InPlaceRestart restart strategy cannot be set when InPlaceRestart feature "
+                    "gate is disabled"));
   }
 
   // R2: the first ReplicatedJob has nothing to wait for. An explicit empty list counts, as a
@@ -181,7 +204,8 @@ field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
 
   for (std::size_t i = 0; i < in.replicated_jobs.size(); ++i) {
     in.replicated_job_names.insert(replicated_job_name(in.replicated_jobs[i]));
-    validate_replicated_job(in, in.replicated_jobs[i], i, policy.feature_gates.in_place_restart && in_place_restart,
+    validate_replicated_job(in, in.replicated_jobs[i], i,
+                            policy.feature_gates.in_place_restart && in_place_restart,
                             in.replicated_job_names, errs);
   }
 
@@ -196,7 +220,8 @@ field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
 
   if (failure_policy) validate_failure_policy(in, errs);
   if (member(in.spec, "coordinator")) validate_coordinator(in, errs);
-  if (!items_of(member(in.spec, "volumeClaimPolicies")).empty()) validate_volume_claim_policies(in, errs);
+  if (!items_of(member(in.spec, "volumeClaimPolicies")).empty())
+    validate_volume_claim_policies(in, errs);
   return errs;
 }
 
@@ -212,7 +237,8 @@ field::ErrorList validate_create(JsonView js, const Policy& policy) {
   }
   auto document = patch::to_json(js);
   auto defaulted = document.ok() ? patch::apply(document.value(), ops) : document;
-  if (!defaulted.ok()) return {plain_error("cannot apply defaults: " + defaulted.failure().message)};
+  if (!defaulted.ok())
+    return {plain_error("cannot apply defaults: " + defaulted.failure().message)};
   // Errors copy what they print, so the view may die with this parser.
   simdjson::dom::parser parser;
   JsonView view;

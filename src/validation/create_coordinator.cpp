@@ -13,18 +13,22 @@ namespace {
 constexpr std::string_view kCoordinatorLabel = "jobset.sigs.k8s.io/coordinator";
 
 // The first problem with the coordinator's position, as upstream reports only the first.
-std::optional<std::string> coordinator_problem(const CreateInput& in, std::string_view rjob_name, std::int64_t job_index,
-                                               std::int64_t pod_index) {
+std::optional<std::string> coordinator_problem(const CreateInput& in, std::string_view rjob_name,
+                                               std::int64_t job_index, std::int64_t pod_index) {
   const auto rjob = std::find_if(in.replicated_jobs.begin(), in.replicated_jobs.end(),
                                  [&](JsonView r) { return replicated_job_name(r) == rjob_name; });
-  if (rjob == in.replicated_jobs.end()) return "coordinator replicatedJob " + std::string(rjob_name) + " does not exist";
+  if (rjob == in.replicated_jobs.end())
+    return "coordinator replicatedJob " + std::string(rjob_name) + " does not exist";
   if (job_index < 0 || job_index >= replicated_job_replicas(*rjob)) {
-    return "coordinator job index " + std::to_string(job_index) + " is invalid for replicatedJob " + std::string(rjob_name);
+    return "coordinator job index " + std::to_string(job_index) + " is invalid for replicatedJob " +
+           std::string(rjob_name);
   }
   const MaybeJson spec = job_spec(*rjob);
   const auto completions = integer_of(member(spec, "completions"));
   if (string_of(member(spec, "completionMode")) != "Indexed" || !completions) {
-    return std::string("job for coordinator pod must be indexed completion mode, and completions number must be set");
+    return std::string(
+        "job for coordinator pod must be indexed completion mode, and completions number must be "
+        "set");
   }
   if (pod_index < 0 || pod_index >= wrap_int32(*completions)) {
     return "coordinator pod index " + std::to_string(pod_index) + " is invalid for replicatedJob " +
@@ -40,13 +44,16 @@ void validate_coordinator(const CreateInput& in, field::ErrorList& errs) {
   const auto rjob_name = string_or_empty(member(coordinator, "replicatedJob"));
   const std::int64_t job_index = integer_of(member(coordinator, "jobIndex")).value_or(0);
   const std::int64_t pod_index = integer_of(member(coordinator, "podIndex")).value_or(0);
-  if (auto problem = coordinator_problem(in, rjob_name, job_index, pod_index)) errs.push_back(plain_error(*problem));
+  if (auto problem = coordinator_problem(in, rjob_name, job_index, pod_index))
+    errs.push_back(plain_error(*problem));
 
-  // The controller labels every pod with the coordinator's DNS name: <jobset>-<rjob>-<job>-<pod>.<subdomain>,
-  // where the subdomain defaults to the JobSet name. It runs even when the position is invalid.
+  // The controller labels every pod with the coordinator's DNS name:
+  // <jobset>-<rjob>-<job>-<pod>.<subdomain>, where the subdomain defaults to the JobSet name. It
+  // runs even when the position is invalid.
   const auto subdomain = string_or_empty(at(in.spec, {"network", "subdomain"}));
-  const std::string endpoint = in.name + "-" + std::string(rjob_name) + "-" + std::to_string(job_index) + "-" +
-                               std::to_string(pod_index) + "." + (subdomain.empty() ? in.name : std::string(subdomain));
+  const std::string endpoint = in.name + "-" + std::string(rjob_name) + "-" +
+                               std::to_string(job_index) + "-" + std::to_string(pod_index) + "." +
+                               (subdomain.empty() ? in.name : std::string(subdomain));
   const auto msgs = is_label_value(endpoint);
   if (msgs.empty()) return;
   std::string joined;

@@ -16,7 +16,8 @@ constexpr std::int32_t kMaxReplicasPerReplicatedJob = 1024;
 
 // The reasons a batch/v1 Job's Failed condition can carry (SuccessPolicy is a success reason).
 constexpr std::array<std::string_view, 5> kValidOnJobFailureReasons = {
-    "BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded", "PodFailurePolicy"};
+    "BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",
+    "PodFailurePolicy"};
 
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_word(char c) { return is_letter(c) || (c >= '0' && c <= '9') || c == '_'; }
@@ -26,7 +27,8 @@ bool is_rule_name(std::string_view name) {
   if (name.empty() || !is_letter(name.front())) return false;
   if (name.size() == 1) return true;
   if (!is_word(name.back())) return false;
-  return std::all_of(name.begin() + 1, name.end(), [](char c) { return is_word(c) || c == ',' || c == ':'; });
+  return std::all_of(name.begin() + 1, name.end(),
+                     [](char c) { return is_word(c) || c == ',' || c == ':'; });
 }
 
 bool is_restart_job_action(std::string_view action) {
@@ -56,18 +58,20 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
   if (has_restart_job) {
     if (!in.policy.feature_gates.restart_job) {
       // Upstream stops here: the other failure-policy checks do not run.
-      errs.push_back(plain_error(
-          "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob "
-          "feature gate is disabled"));
+      errs.push_back(
+          plain_error("RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are "
+                      "not allowed when RestartJob "
+                      "feature gate is disabled"));
       return;
     }
-    const bool too_many = std::any_of(in.replicated_jobs.begin(), in.replicated_jobs.end(), [](JsonView rjob) {
-      return replicated_job_replicas(rjob) > kMaxReplicasPerReplicatedJob;
-    });
+    const bool too_many = std::any_of(
+        in.replicated_jobs.begin(), in.replicated_jobs.end(),
+        [](JsonView rjob) { return replicated_job_replicas(rjob) > kMaxReplicasPerReplicatedJob; });
     if (too_many) {
-      errs.push_back(plain_error(
-          "JobSet cannot have a failure policy rule with RestartJob or RestartJobAndIgnoreMaxRestarts action and a "
-          "replicated job with replicas > 1024"));
+      errs.push_back(
+          plain_error("JobSet cannot have a failure policy rule with RestartJob or "
+                      "RestartJobAndIgnoreMaxRestarts action and a "
+                      "replicated job with replicas > 1024"));
     }
   }
 
@@ -78,8 +82,9 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const auto name = string_or_empty(member(rules[i], "name"));
     if (name.size() < kMinRuleNameLength || name.size() > kMaxRuleNameLength) {
-      errs.push_back(plain_error("invalid failure policy rule name of length " + std::to_string(name.size()) +
-                                 ", the rule name must be at least 1 characters long and at most 128 characters long"));
+      errs.push_back(plain_error(
+          "invalid failure policy rule name of length " + std::to_string(name.size()) +
+          ", the rule name must be at least 1 characters long and at most 128 characters long"));
     }
     if (const auto [it, added] = position.emplace(name, by_name.size()); added) {
       by_name.push_back({name, {i}});
@@ -89,7 +94,8 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
     if (!is_rule_name(name)) {
       errs.push_back(plain_error(
           "invalid failure policy rule name '" + std::string(name) +
-          "', a failure policy rule name must start with an alphabetic character, optionally followed by a string of "
+          "', a failure policy rule name must start with an alphabetic character, optionally "
+          "followed by a string of "
           "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'"));
     }
     for (const auto& target : items_of(member(rules[i], "targetReplicatedJobs"))) {
@@ -101,8 +107,8 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
     }
     for (const auto& reason : items_of(member(rules[i], "onJobFailureReasons"))) {
       const auto reason_text = string_or_empty(reason);
-      if (std::find(kValidOnJobFailureReasons.begin(), kValidOnJobFailureReasons.end(), reason_text) ==
-          kValidOnJobFailureReasons.end()) {
+      if (std::find(kValidOnJobFailureReasons.begin(), kValidOnJobFailureReasons.end(),
+                    reason_text) == kValidOnJobFailureReasons.end()) {
         errs.push_back(plain_error("invalid job failure reason '" + std::string(reason_text) +
                                    "' in failure policy is not a recognized job failure reason"));
       }
@@ -110,8 +116,9 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
   }
   for (const auto& [name, indices] : by_name) {
     if (indices.size() > 1) {
-      errs.push_back(plain_error("rule names are not unique, rules with indices " + go_int_list(indices) +
-                                 " all have the same name '" + std::string(name) + "'"));
+      errs.push_back(plain_error("rule names are not unique, rules with indices " +
+                                 go_int_list(indices) + " all have the same name '" +
+                                 std::string(name) + "'"));
     }
   }
 }

@@ -17,7 +17,7 @@ namespace jobset_webhook::validation {
 // The JobSet as the create rules read it.
 struct CreateInput {
   MaybeJson spec;
-  std::string name;                    // name_for_validation
+  std::string name;  // name_for_validation
   std::vector<JsonView> replicated_jobs;
   std::unordered_set<std::string_view> replicated_job_names;
   const Policy& policy;

@@ -42,8 +42,8 @@ bool has_type(JsonView v, SchemaType t) {
 
 // Entries are told apart by the key's compact JSON ("" for an entry without the key), in a hash
 // set: a list of many entries must not cost a comparison of every pair.
-void check_list_map_keys(std::string_view key_name, const std::vector<JsonView>& entries, const field::Path& path,
-                         field::ErrorList& errs) {
+void check_list_map_keys(std::string_view key_name, const std::vector<JsonView>& entries,
+                         const field::Path& path, field::ErrorList& errs) {
   std::unordered_set<std::string> seen;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const MaybeJson key = member(entries[i], key_name);
@@ -61,14 +61,18 @@ void check(const SchemaNode& node, JsonView v, field::Path& path, field::ErrorLi
   if (!node.enum_values.empty()) {
     const auto s = std::string_view(v);
     if (std::find(node.enum_values.begin(), node.enum_values.end(), s) == node.enum_values.end()) {
-      errs.push_back(field::not_supported(path, field::BadValue::string(s),
-                                          std::vector<std::string>(node.enum_values.begin(), node.enum_values.end())));
+      errs.push_back(field::not_supported(
+          path, field::BadValue::string(s),
+          std::vector<std::string>(node.enum_values.begin(), node.enum_values.end())));
     }
   }
   if (node.int32) check_int32(path, v, errs);
-  if (node.minimum && integer_of(v).value_or(std::numeric_limits<std::int64_t>::max()) < *node.minimum) {
+  if (node.minimum &&
+      integer_of(v).value_or(std::numeric_limits<std::int64_t>::max()) < *node.minimum) {
     errs.push_back(field::invalid(path, field::BadValue::of(v),
-                                  path.to_string() + " in body should be greater than or equal to " + std::to_string(*node.minimum)));
+                                  path.to_string() +
+                                      " in body should be greater than or equal to " +
+                                      std::to_string(*node.minimum)));
   }
   if (node.type == SchemaType::kObject) {
     for (const auto required : node.required) {
@@ -85,7 +89,8 @@ void check(const SchemaNode& node, JsonView v, field::Path& path, field::ErrorLi
   if (node.type == SchemaType::kArray) {
     const auto entries = items_of(v);
     if (node.max_items && entries.size() > *node.max_items) {
-      errs.push_back(field::too_many(path, static_cast<std::int64_t>(entries.size()), static_cast<std::int64_t>(*node.max_items)));
+      errs.push_back(field::too_many(path, static_cast<std::int64_t>(entries.size()),
+                                     static_cast<std::int64_t>(*node.max_items)));
     }
     for (std::size_t i = 0; i < entries.size() && !node.items.empty(); ++i) {
       path.push_index(i);
@@ -101,16 +106,19 @@ void check(const SchemaNode& node, JsonView v, field::Path& path, field::ErrorLi
 void check_cel(MaybeJson spec, field::ErrorList& errs) {
   const auto rjobs = items_of(member(spec, "replicatedJobs"));
   const bool in_order = string_of(at(spec, {"startupPolicy", "startupPolicyOrder"})) == "InOrder";
-  if (in_order && std::any_of(rjobs.begin(), rjobs.end(), [](JsonView r) { return member(r, "dependsOn").has_value(); })) {
+  if (in_order && std::any_of(rjobs.begin(), rjobs.end(),
+                              [](JsonView r) { return member(r, "dependsOn").has_value(); })) {
     errs.push_back(field::invalid(field::Path("spec"), field::BadValue::string("object"),
                                   "StartupPolicy and DependsOn APIs are mutually exclusive"));
   }
   const auto policies = items_of(member(spec, "volumeClaimPolicies"));
   for (std::size_t i = 0; i < policies.size(); ++i) {
     const auto templates = items_of(member(policies[i], "templates"));
-    if (std::any_of(templates.begin(), templates.end(),
-                    [](JsonView t) { return !string_or_empty(at(t, {"metadata", "namespace"})).empty(); })) {
-      errs.push_back(field::invalid(field::Path("spec").child("volumeClaimPolicies").index(i), field::BadValue::string("object"),
+    if (std::any_of(templates.begin(), templates.end(), [](JsonView t) {
+          return !string_or_empty(at(t, {"metadata", "namespace"})).empty();
+        })) {
+      errs.push_back(field::invalid(field::Path("spec").child("volumeClaimPolicies").index(i),
+                                    field::BadValue::string("object"),
                                     "namespace cannot be set for VolumeClaimPolicies templates"));
     }
   }
@@ -123,7 +131,8 @@ void check_metadata(MaybeJson metadata, field::ErrorList& errs) {
   const auto name = string_or_empty(member(metadata, "name"));
   if (!generate_name.empty()) {
     for (const auto& msg : name_is_dns_subdomain(generate_name, true)) {
-      errs.push_back(field::invalid(path.child("generateName"), field::BadValue::string(generate_name), msg));
+      errs.push_back(
+          field::invalid(path.child("generateName"), field::BadValue::string(generate_name), msg));
     }
   }
   if (name.empty() && generate_name.empty()) {

@@ -25,7 +25,8 @@ ScalarKind scalar_kind_of(std::string_view go_type) {
   if (go_type == "quantity") return ScalarKind::kQuantity;
   if (go_type == "time") return ScalarKind::kTime;
   if (go_type == "int-or-string") return ScalarKind::kIntOrString;
-  if (go_type == "fieldsv1" || go_type == "raw" || go_type == "duration") return ScalarKind::kRawJson;
+  if (go_type == "fieldsv1" || go_type == "raw" || go_type == "duration")
+    return ScalarKind::kRawJson;
   return ScalarKind::kString;
 }
 

@@ -10,15 +10,17 @@ SchemaNode field(std::string_view name, SchemaType type) {
   return n;
 }
 
-SchemaNode object(std::string_view name, std::vector<SchemaNode> properties, std::vector<std::string_view> required = {}) {
+SchemaNode object(std::string_view name, std::vector<SchemaNode> properties,
+                  std::vector<std::string_view> required = {}) {
   SchemaNode n = field(name, SchemaType::kObject);
   n.properties = std::move(properties);
   n.required = std::move(required);
   return n;
 }
 
-SchemaNode list(std::string_view name, SchemaNode items, std::optional<std::size_t> max_items = std::nullopt,
-          std::string_view list_map_key = {}) {
+SchemaNode list(std::string_view name, SchemaNode items,
+                std::optional<std::size_t> max_items = std::nullopt,
+                std::string_view list_map_key = {}) {
   SchemaNode n = field(name, SchemaType::kArray);
   n.items.push_back(std::move(items));
   n.max_items = max_items;
@@ -47,49 +49,60 @@ SchemaNode kinds(std::string_view name, const FieldKind* kind) {
 }
 
 SchemaNode build_spec() {
-  SchemaNode replicated_job = object(
-      "",
-      {
-          field("name", SchemaType::kString),
-          field("groupName", SchemaType::kString),
-          int32_field("replicas", 0),
-          list("dependsOn",
-               object("", {field("name", SchemaType::kString), enumeration("status", {"Ready", "Complete"})}, {"name", "status"}),
-               5, "name"),
-          kinds("template", replicated_job_kind().field("template")),
-      },
-      {"name", "template"});
-  SchemaNode replicated_jobs = list("replicatedJobs", std::move(replicated_job), std::nullopt, "name");
+  SchemaNode replicated_job = object("",
+                                     {
+                                         field("name", SchemaType::kString),
+                                         field("groupName", SchemaType::kString),
+                                         int32_field("replicas", 0),
+                                         list("dependsOn",
+                                              object("",
+                                                     {field("name", SchemaType::kString),
+                                                      enumeration("status", {"Ready", "Complete"})},
+                                                     {"name", "status"}),
+                                              5, "name"),
+                                         kinds("template", replicated_job_kind().field("template")),
+                                     },
+                                     {"name", "template"});
+  SchemaNode replicated_jobs =
+      list("replicatedJobs", std::move(replicated_job), std::nullopt, "name");
 
-  SchemaNode volume_claim_policy = object("", {object("retentionPolicy", {enumeration("whenDeleted", {"Delete", "Retain"})}),
-                                         list("templates", field("", SchemaType::kObject), 50)});
-  SchemaNode volume_claim_policies = list("volumeClaimPolicies", std::move(volume_claim_policy), 50);
+  SchemaNode volume_claim_policy =
+      object("", {object("retentionPolicy", {enumeration("whenDeleted", {"Delete", "Retain"})}),
+                  list("templates", field("", SchemaType::kObject), 50)});
+  SchemaNode volume_claim_policies =
+      list("volumeClaimPolicies", std::move(volume_claim_policy), 50);
 
   return object(
       "spec",
       {
           std::move(replicated_jobs),
-          object("network", {field("enableDNSHostnames", SchemaType::kBoolean), field("subdomain", SchemaType::kString),
+          object("network", {field("enableDNSHostnames", SchemaType::kBoolean),
+                             field("subdomain", SchemaType::kString),
                              field("publishNotReadyAddresses", SchemaType::kBoolean)}),
           object("successPolicy",
-                 {enumeration("operator", {"All", "Any"}), list("targetReplicatedJobs", field("", SchemaType::kString))},
+                 {enumeration("operator", {"All", "Any"}),
+                  list("targetReplicatedJobs", field("", SchemaType::kString))},
                  {"operator"}),
-          object("failurePolicy",
-                 {int32_field("maxRestarts"),
-                  enumeration("restartStrategy", {"Recreate", "BlockingRecreate", "InPlaceRestart"}),
-                  list("rules",
-                       object("",
-                              {field("name", SchemaType::kString),
-                               enumeration("action", {"FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts",
-                                                      "RestartJob", "RestartJobAndIgnoreMaxRestarts"}),
-                               list("onJobFailureReasons", field("", SchemaType::kString)),
-                               list("onJobFailureMessagePatterns", field("", SchemaType::kString)),
-                               list("targetReplicatedJobs", field("", SchemaType::kString))},
-                              {"action", "name"}))}),
-          object("startupPolicy", {enumeration("startupPolicyOrder", {"AnyOrder", "InOrder"})}, {"startupPolicyOrder"}),
+          object(
+              "failurePolicy",
+              {int32_field("maxRestarts"),
+               enumeration("restartStrategy", {"Recreate", "BlockingRecreate", "InPlaceRestart"}),
+               list("rules",
+                    object("",
+                           {field("name", SchemaType::kString),
+                            enumeration("action", {"FailJobSet", "RestartJobSet",
+                                                   "RestartJobSetAndIgnoreMaxRestarts",
+                                                   "RestartJob", "RestartJobAndIgnoreMaxRestarts"}),
+                            list("onJobFailureReasons", field("", SchemaType::kString)),
+                            list("onJobFailureMessagePatterns", field("", SchemaType::kString)),
+                            list("targetReplicatedJobs", field("", SchemaType::kString))},
+                           {"action", "name"}))}),
+          object("startupPolicy", {enumeration("startupPolicyOrder", {"AnyOrder", "InOrder"})},
+                 {"startupPolicyOrder"}),
           field("suspend", SchemaType::kBoolean),
           object("coordinator",
-                 {field("replicatedJob", SchemaType::kString), field("jobIndex", SchemaType::kInteger), field("podIndex", SchemaType::kInteger)},
+                 {field("replicatedJob", SchemaType::kString),
+                  field("jobIndex", SchemaType::kInteger), field("podIndex", SchemaType::kInteger)},
                  {"replicatedJob"}),
           std::move(volume_claim_policies),
           field("managedBy", SchemaType::kString),

@@ -25,10 +25,10 @@ struct SchemaNode {
   std::vector<std::string_view> required;
   std::optional<std::int64_t> minimum;
   std::optional<std::size_t> max_items;
-  bool int32 = false;            // Go decodes it into an int32
+  bool int32 = false;             // Go decodes it into an int32
   std::string_view list_map_key;  // x-kubernetes-list-type: map
   std::vector<SchemaNode> properties;
-  std::vector<SchemaNode> items;  // zero or one: the schema of a list's entries
+  std::vector<SchemaNode> items;    // zero or one: the schema of a list's entries
   const FieldKind* kind = nullptr;  // check below here with the field-kinds table instead
 };
 

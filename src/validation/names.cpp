@@ -7,15 +7,19 @@ namespace {
 
 constexpr std::string_view kDns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
 constexpr std::string_view kDns1035LabelErrMsg =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic "
     "character, and end with an alphanumeric character";
-constexpr std::string_view kDns1123SubdomainFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+constexpr std::string_view kDns1123SubdomainFmt =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 constexpr std::string_view kDns1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must "
     "start and end with an alphanumeric character";
 constexpr std::string_view kLabelValueFmt = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must "
     "start and end with an alphanumeric character";
 constexpr std::string_view kHttpPathFmt = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 constexpr std::size_t kMaxGeneratedNameLength = 63 - 5;
@@ -23,9 +27,11 @@ constexpr std::string_view kGeneratedSuffix = "xxxxx";
 
 // apimachinery's RegexError: "msg (e.g. 'a',  or 'b', regex used for validation is 'fmt')". The
 // double space before "or" is upstream's.
-std::string regex_error(std::string_view msg, std::string_view fmt, std::initializer_list<std::string_view> examples) {
+std::string regex_error(std::string_view msg, std::string_view fmt,
+                        std::initializer_list<std::string_view> examples) {
   std::string out(msg);
-  if (examples.size() == 0) return out + " (regex used for validation is '" + std::string(fmt) + "')";
+  if (examples.size() == 0)
+    return out + " (regex used for validation is '" + std::string(fmt) + "')";
   out += " (e.g. ";
   bool first = true;
   for (const auto example : examples) {
@@ -56,7 +62,8 @@ bool matches_dns1123_subdomain(std::string_view s) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = s.find('.', start);
-    if (!matches_dns1123_label(s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start))) {
+    if (!matches_dns1123_label(s.substr(
+            start, dot == std::string_view::npos ? std::string_view::npos : dot - start))) {
       return false;
     }
     if (dot == std::string_view::npos) return true;
@@ -95,13 +102,15 @@ std::string max_len_error(std::size_t length) {
 std::vector<std::string> is_dns1035_label(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > kDns1035LabelMaxLength) errs.push_back(max_len_error(kDns1035LabelMaxLength));
-  if (!matches_dns1035_label(value)) errs.push_back(regex_error(kDns1035LabelErrMsg, kDns1035LabelFmt, {"my-name", "abc-123"}));
+  if (!matches_dns1035_label(value))
+    errs.push_back(regex_error(kDns1035LabelErrMsg, kDns1035LabelFmt, {"my-name", "abc-123"}));
   return errs;
 }
 
 std::vector<std::string> is_dns1123_subdomain(std::string_view value) {
   std::vector<std::string> errs;
-  if (value.size() > kDns1123SubdomainMaxLength) errs.push_back(max_len_error(kDns1123SubdomainMaxLength));
+  if (value.size() > kDns1123SubdomainMaxLength)
+    errs.push_back(max_len_error(kDns1123SubdomainMaxLength));
   if (!matches_dns1123_subdomain(value)) {
     errs.push_back(regex_error(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
   }
@@ -114,7 +123,8 @@ std::vector<std::string> is_label_value(std::string_view value) {
     errs.push_back("must be no more than " + std::to_string(kLabelValueMaxLength) + " bytes");
   }
   if (!matches_label_value(value)) {
-    errs.push_back(regex_error(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
+    errs.push_back(
+        regex_error(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
   }
   return errs;
 }
@@ -137,7 +147,8 @@ field::ErrorList is_domain_prefixed_path(const field::Path& path, std::string_vi
   }
   const auto http_path = value.substr(slash + 1);
   if (!matches_http_path(http_path)) {
-    errs.push_back(field::invalid(path, field::BadValue::string(http_path), regex_error("Invalid path", kHttpPathFmt, {})));
+    errs.push_back(field::invalid(path, field::BadValue::string(http_path),
+                                  regex_error("Invalid path", kHttpPathFmt, {})));
   }
   return errs;
 }

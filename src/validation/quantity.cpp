@@ -123,7 +123,8 @@ std::optional<ExactQuantity> parse_quantity(std::string_view text) {
   if (q.exponent < kMinExponent) {
     const auto dropped = static_cast<std::size_t>(kMinExponent - q.exponent);
     // Normalized digits end in a non-zero digit, so dropping any makes the value round up.
-    q.digits = dropped >= q.digits.size() ? "1" : increment(q.digits.substr(0, q.digits.size() - dropped));
+    q.digits =
+        dropped >= q.digits.size() ? "1" : increment(q.digits.substr(0, q.digits.size() - dropped));
     q.exponent = kMinExponent;
     normalize(q);
   }

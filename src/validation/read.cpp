@@ -11,23 +11,24 @@ std::optional<std::string_view> string_of(MaybeJson value) {
   return std::string_view(*value);
 }
 
-std::string_view string_or_empty(MaybeJson value) { return string_of(value).value_or(std::string_view()); }
+std::string_view string_or_empty(MaybeJson value) {
+  return string_of(value).value_or(std::string_view());
+}
 
 std::optional<std::int64_t> integer_of(MaybeJson value) {
   if (!value) return std::nullopt;
   switch (value->type()) {
-    case element_type::INT64:
-      return int64_t(*value);
+    case element_type::INT64: return int64_t(*value);
     case element_type::UINT64:
       return std::nullopt;  // above int64: no Kubernetes integer field holds it
     case element_type::DOUBLE: {
       const double d = double(*value);
       // 2^63 is exactly representable; anything at or beyond it does not fit.
-      if (std::trunc(d) != d || d < -9223372036854775808.0 || d >= 9223372036854775808.0) return std::nullopt;
+      if (std::trunc(d) != d || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+        return std::nullopt;
       return static_cast<std::int64_t>(d);
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -52,6 +53,8 @@ MaybeJson at(MaybeJson value, std::initializer_list<std::string_view> keys) {
   return value;
 }
 
-std::int32_t wrap_int32(std::int64_t v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v)); }
+std::int32_t wrap_int32(std::int64_t v) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+}
 
 }  // namespace jobset_webhook::validation

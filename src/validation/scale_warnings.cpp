@@ -4,7 +4,8 @@ namespace jobset_webhook::validation {
 namespace {
 
 // Names the Jobs with indices [first, last].
-std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t first, std::int64_t last) {
+std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t first,
+                    std::int64_t last) {
   const std::int64_t count = last - first + 1;
   if (count == 1) return "Job " + child_job_name(jobset, rjob, first);
   if (count <= 3) {
@@ -15,20 +16,20 @@ std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t
     }
     return out;
   }
-  return "Jobs " + child_job_name(jobset, rjob, first) + " ... " + child_job_name(jobset, rjob, last) +
-         " (" + std::to_string(count) + " Jobs)";
+  return "Jobs " + child_job_name(jobset, rjob, first) + " ... " +
+         child_job_name(jobset, rjob, last) + " (" + std::to_string(count) + " Jobs)";
 }
 
 std::string warning_for(std::string_view jobset, const ReplicasChange& c) {
   const std::string head = "replicatedJob \"" + c.replicated_job + "\" scaled " +
                            (c.new_replicas < c.old_replicas ? "down from " : "up from ") +
-                           std::to_string(c.old_replicas) + " to " + std::to_string(c.new_replicas) + ": ";
+                           std::to_string(c.old_replicas) + " to " +
+                           std::to_string(c.new_replicas) + ": ";
   if (c.new_replicas < c.old_replicas) {
     const bool one = c.old_replicas - c.new_replicas == 1;
     return head + job_run(jobset, c.replicated_job, c.new_replicas, c.old_replicas - 1) +
-           (one ? " keeps" : " keep") +
-           " running (the JobSet controller deletes none); delete " + (one ? "it" : "them") +
-           " to release " + (one ? "its" : "their") + " resources";
+           (one ? " keeps" : " keep") + " running (the JobSet controller deletes none); delete " +
+           (one ? "it" : "them") + " to release " + (one ? "its" : "their") + " resources";
   }
   return head + "the JobSet controller will create " +
          job_run(jobset, c.replicated_job, c.old_replicas, c.new_replicas - 1);
@@ -36,7 +37,8 @@ std::string warning_for(std::string_view jobset, const ReplicasChange& c) {
 
 }  // namespace
 
-std::string child_job_name(std::string_view jobset, std::string_view replicated_job, std::int64_t index) {
+std::string child_job_name(std::string_view jobset, std::string_view replicated_job,
+                           std::int64_t index) {
   std::string name(jobset);
   name += '-';
   name += replicated_job;
@@ -45,7 +47,8 @@ std::string child_job_name(std::string_view jobset, std::string_view replicated_
   return name;
 }
 
-std::vector<std::string> scale_warnings(std::string_view jobset, const std::vector<ReplicasChange>& changes) {
+std::vector<std::string> scale_warnings(std::string_view jobset,
+                                        const std::vector<ReplicasChange>& changes) {
   std::vector<std::string> out;
   std::size_t total = 0;
   for (std::size_t i = 0; i < changes.size(); ++i) {

@@ -27,7 +27,8 @@ std::string_view json_type(JsonView v) {
 field::Error type_error(const field::Path& path, std::string_view expected, JsonView v) {
   const std::string actual(json_type(v));
   return {field::ErrorType::kTypeInvalid, path.to_string(), field::BadValue::string(actual),
-          path.to_string() + " in body must be of type " + std::string(expected) + ": \"" + actual + "\""};
+          path.to_string() + " in body must be of type " + std::string(expected) + ": \"" + actual +
+              "\""};
 }
 
 namespace {
@@ -79,15 +80,15 @@ bool conforms(const FieldKind& kind, JsonView v) {
       }
       return true;
     }
-    case Shape::kScalar:
-      break;
+    case Shape::kScalar: break;
   }
   return scalar_mismatch(kind.scalar, v).empty();
 }
 
 }  // namespace
 
-void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, field::ErrorList& errs) {
+void check_template_types(const FieldKind& kind, JsonView v, field::Path& path,
+                          field::ErrorList& errs) {
   if (v.type() == element_type::NULL_VALUE) return;  // the API server drops nulls of such fields
   switch (kind.shape) {
     case Shape::kStruct:
@@ -127,8 +128,7 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, 
       }
       return;
     }
-    case Shape::kScalar:
-      break;
+    case Shape::kScalar: break;
   }
   if (const auto expected = scalar_mismatch(kind.scalar, v); !expected.empty()) {
     errs.push_back(type_error(path, expected, v));
@@ -137,8 +137,10 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, 
 
 void check_int32(const field::Path& path, JsonView v, field::ErrorList& errs) {
   const auto n = integer_of(v);  // absent for a number above int64, which is out of range too
-  if (!n || *n < std::numeric_limits<std::int32_t>::min() || *n > std::numeric_limits<std::int32_t>::max()) {
-    errs.push_back(field::invalid(path, field::BadValue::of(v), "must be between -2147483648 and 2147483647, inclusive"));
+  if (!n || *n < std::numeric_limits<std::int32_t>::min() ||
+      *n > std::numeric_limits<std::int32_t>::max()) {
+    errs.push_back(field::invalid(path, field::BadValue::of(v),
+                                  "must be between -2147483648 and 2147483647, inclusive"));
   }
 }
 

@@ -19,7 +19,8 @@ field::Error type_error(const field::Path& path, std::string_view expected, Json
 
 // The embedded Job template: types only. Its required fields and value rules are the Job API's,
 // checked when the controller creates the Jobs.
-void check_template_types(const FieldKind& kind, JsonView v, field::Path& path, field::ErrorList& errs);
+void check_template_types(const FieldKind& kind, JsonView v, field::Path& path,
+                          field::ErrorList& errs);
 
 // A field Go decodes into an int32.
 void check_int32(const field::Path& path, JsonView v, field::ErrorList& errs);

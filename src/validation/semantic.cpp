@@ -24,12 +24,15 @@ bool has_type(MaybeJson v, element_type t) { return v && v->type() == t; }
 // ones through sorted member lists, so that a map of 100,000 labels costs n log n, not n^2.
 constexpr std::size_t kSmallObject = 16;
 
-bool is_small(MaybeJson object) { return !object || JsonObjectView(*object).size() <= kSmallObject; }
+bool is_small(MaybeJson object) {
+  return !object || JsonObjectView(*object).size() <= kSmallObject;
+}
 
 // The value of key in object, null included; nullopt when the key is absent.
 MaybeJson lookup(MaybeJson object, std::string_view key) {
   JsonView value;
-  if (!object || JsonObjectView(*object).at_key(key).get(value) != simdjson::SUCCESS) return std::nullopt;
+  if (!object || JsonObjectView(*object).at_key(key).get(value) != simdjson::SUCCESS)
+    return std::nullopt;
   return value;
 }
 
@@ -199,8 +202,9 @@ std::optional<Instant> parse_time(std::string_view s) {
     return std::nullopt;
   }
   if (pos != s.size()) return std::nullopt;
-  t.seconds = days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day)) * 86400 +
-              *hour * 3600 + *minute * 60 + *second - offset;
+  t.seconds =
+      days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day)) * 86400 +
+      *hour * 3600 + *minute * 60 + *second - offset;
   return t;
 }
 
@@ -212,7 +216,8 @@ bool scalars_equal(const FieldKind& kind, MaybeJson a, MaybeJson b) {
   if (kind.pointer && (!a || !b)) return false;
   switch (kind.scalar) {
     case ScalarKind::kString: {
-      if ((a && !has_type(a, element_type::STRING)) || (b && !has_type(b, element_type::STRING))) break;
+      if ((a && !has_type(a, element_type::STRING)) || (b && !has_type(b, element_type::STRING)))
+        break;
       return (a ? std::string_view(*a) : "") == (b ? std::string_view(*b) : "");
     }
     case ScalarKind::kInteger: {
@@ -225,7 +230,8 @@ bool scalars_equal(const FieldKind& kind, MaybeJson a, MaybeJson b) {
       return (a && bool(*a)) == (b && bool(*b));
     }
     case ScalarKind::kQuantity: {
-      if ((a && !has_type(a, element_type::STRING)) || (b && !has_type(b, element_type::STRING))) break;
+      if ((a && !has_type(a, element_type::STRING)) || (b && !has_type(b, element_type::STRING)))
+        break;
       // The same text is the same value, parseable or not (then both sides fall back to plain
       // JSON, equal too): an unchanged quantity costs no parse.
       if (a && b && std::string_view(*a) == std::string_view(*b)) return true;
@@ -235,7 +241,8 @@ bool scalars_equal(const FieldKind& kind, MaybeJson a, MaybeJson b) {
       return *qa == *qb;
     }
     case ScalarKind::kTime: {
-      if ((a && !has_type(a, element_type::STRING)) || (b && !has_type(b, element_type::STRING))) break;
+      if ((a && !has_type(a, element_type::STRING)) || (b && !has_type(b, element_type::STRING)))
+        break;
       if (a && b && std::string_view(*a) == std::string_view(*b)) return true;  // as for quantities
       const auto ta = a ? parse_time(std::string_view(*a)) : kZeroTime;
       const auto tb = b ? parse_time(std::string_view(*b)) : kZeroTime;
@@ -252,8 +259,7 @@ bool scalars_equal(const FieldKind& kind, MaybeJson a, MaybeJson b) {
       if (!a || !b) return (a ? *a : *b).get_double().value_unsafe() == 0;
       return numbers_equal(*a, *b);
     }
-    case ScalarKind::kRawJson:
-      break;
+    case ScalarKind::kRawJson: break;
   }
   // A value of the wrong JSON type never decodes in Go; compare what was sent.
   return json_equal(a, b);
@@ -271,8 +277,10 @@ bool identical(JsonView a, JsonView b) {
   switch (type) {
     case element_type::STRING: return std::string_view(a) == std::string_view(b);
     case element_type::INT64: return a.get_int64().value_unsafe() == b.get_int64().value_unsafe();
-    case element_type::UINT64: return a.get_uint64().value_unsafe() == b.get_uint64().value_unsafe();
-    case element_type::DOUBLE: return a.get_double().value_unsafe() == b.get_double().value_unsafe();
+    case element_type::UINT64:
+      return a.get_uint64().value_unsafe() == b.get_uint64().value_unsafe();
+    case element_type::DOUBLE:
+      return a.get_double().value_unsafe() == b.get_double().value_unsafe();
     case element_type::BOOL: return a.get_bool().value_unsafe() == b.get_bool().value_unsafe();
     case element_type::NULL_VALUE: return true;
     case element_type::ARRAY: {
@@ -316,7 +324,9 @@ class Walker {
   Walker(const DiffOptions& options, field::Path& path, std::vector<Change>& changes)
       : options_(options), path_(&path), changes_(&changes) {}
 
-  bool walk(const FieldKind* kind, MaybeJson a, MaybeJson b) { return same(a, b) || compare(kind, a, b); }
+  bool walk(const FieldKind* kind, MaybeJson a, MaybeJson b) {
+    return same(a, b) || compare(kind, a, b);
+  }
 
  private:
   // walk() for values that are not the same().
@@ -333,7 +343,8 @@ class Walker {
   }
 
   bool ignored(const FieldKind* kind) const {
-    return std::find(options_.ignored.begin(), options_.ignored.end(), kind) != options_.ignored.end();
+    return std::find(options_.ignored.begin(), options_.ignored.end(), kind) !=
+           options_.ignored.end();
   }
 
   bool record(bool equal, const FieldKind* kind, MaybeJson a, MaybeJson b,
@@ -375,10 +386,11 @@ class Walker {
     if ((a && a->type() != element_type::OBJECT) || (b && b->type() != element_type::OBJECT)) {
       return record(json_equal(a, b), &kind, a, b);
     }
-    return for_each_member(a, b, changes_ != nullptr, [&](std::string_view key, MaybeJson va, MaybeJson vb) {
-      const auto push = [key](field::Path& p) { p.push_child(key); };
-      return descend(push, kind.field(key), present(va), present(vb));
-    });
+    return for_each_member(a, b, changes_ != nullptr,
+                           [&](std::string_view key, MaybeJson va, MaybeJson vb) {
+                             const auto push = [key](field::Path& p) { p.push_child(key); };
+                             return descend(push, kind.field(key), present(va), present(vb));
+                           });
   }
 
   bool walk_slice(const FieldKind& kind, MaybeJson a, MaybeJson b) {
@@ -406,14 +418,16 @@ class Walker {
       return record(json_equal(a, b), &kind, a, b);
     }
     // In a Go map an entry exists or not, whatever its value: presence is compared first.
-    return for_each_member(a, b, changes_ != nullptr, [&](std::string_view key, MaybeJson va, MaybeJson vb) {
-      const auto push = [key](field::Path& p) { p.push_key(key); };
-      if (va && vb) return descend(push, kind.element.get(), present(va), present(vb));
-      if (path_ != nullptr) push(*path_);
-      record(false, nullptr, present(va), present(vb));
-      if (path_ != nullptr) path_->pop();
-      return false;
-    });
+    return for_each_member(a, b, changes_ != nullptr,
+                           [&](std::string_view key, MaybeJson va, MaybeJson vb) {
+                             const auto push = [key](field::Path& p) { p.push_key(key); };
+                             if (va && vb)
+                               return descend(push, kind.element.get(), present(va), present(vb));
+                             if (path_ != nullptr) push(*path_);
+                             record(false, nullptr, present(va), present(vb));
+                             if (path_ != nullptr) path_->pop();
+                             return false;
+                           });
   }
 
   const DiffOptions& options_;
@@ -458,7 +472,8 @@ bool json_equal(MaybeJson a, MaybeJson b) {
   }
 }
 
-bool semantically_equal(const FieldKind* kind, MaybeJson a, MaybeJson b, const DiffOptions& options) {
+bool semantically_equal(const FieldKind* kind, MaybeJson a, MaybeJson b,
+                        const DiffOptions& options) {
   return Walker(options).walk(kind, a, b);
 }
 

@@ -16,8 +16,8 @@ using simdjson::dom::element_type;
 
 // spec fields that the CRD makes immutable with `self == oldSelf` CEL rules. Like the API server,
 // the rule applies only when the field is set on both sides.
-constexpr std::string_view kCelImmutableSpecFields[] = {
-    "network", "successPolicy", "failurePolicy", "startupPolicy", "volumeClaimPolicies"};
+constexpr std::string_view kCelImmutableSpecFields[] = {"network", "successPolicy", "failurePolicy",
+                                                        "startupPolicy", "volumeClaimPolicies"};
 
 // How many entries of a list change a message names before it says "and N more".
 constexpr std::size_t kMaxNamedEntries = 3;
@@ -78,7 +78,8 @@ field::BadValue printed_new_value(const Change& change) {
 // "\"sidecar\"" for an entry with a name, else the entry itself, elided.
 std::string entry_label(JsonView entry) {
   const auto name = member(entry, "name");
-  if (name && name->type() == element_type::STRING) return field::BadValue::string(std::string_view(*name)).printed();
+  if (name && name->type() == element_type::STRING)
+    return field::BadValue::string(std::string_view(*name)).printed();
   return field::BadValue::of(entry).printed();
 }
 
@@ -95,8 +96,8 @@ std::string join_labels(const std::vector<std::string>& labels) {
 
 // Entries of `from` that `to` lacks: by name when every entry has one (a set lookup, so a list of
 // 10,000 ReplicatedJobs costs no more than reading it), else by semantic equality.
-std::vector<std::string> missing_from(const std::vector<JsonView>& from, const std::vector<JsonView>& to,
-                                      const FieldKind* element) {
+std::vector<std::string> missing_from(const std::vector<JsonView>& from,
+                                      const std::vector<JsonView>& to, const FieldKind* element) {
   const auto all_named = [](const std::vector<JsonView>& entries) {
     return std::all_of(entries.begin(), entries.end(), [](const JsonView& e) {
       const auto name = member(e, "name");
@@ -115,8 +116,9 @@ std::vector<std::string> missing_from(const std::vector<JsonView>& from, const s
   // Unnamed entries are compared pairwise; past this much work the message only counts them.
   if (from.size() * to.size() > kMaxPairwiseComparisons) return labels;
   for (const auto& e : from) {
-    const bool found = std::any_of(to.begin(), to.end(),
-                                   [&](const JsonView& other) { return semantically_equal(element, e, other); });
+    const bool found = std::any_of(to.begin(), to.end(), [&](const JsonView& other) {
+      return semantically_equal(element, e, other);
+    });
     if (!found) labels.push_back(entry_label(e));
   }
   return labels;
@@ -133,12 +135,14 @@ std::string describe_length_change(const Change& change) {
   if (!added.empty()) out += "added " + join_labels(added);
   if (!removed.empty()) out += (out.empty() ? "removed " : "; removed ") + join_labels(removed);
   if (out.empty()) {
-    out = std::to_string(old_entries.size()) + " entries became " + std::to_string(new_entries.size());
+    out = std::to_string(old_entries.size()) + " entries became " +
+          std::to_string(new_entries.size());
   }
   return out;
 }
 
-void append_changes(const std::vector<Change>& changes, std::string_view detail, field::ErrorList& errs) {
+void append_changes(const std::vector<Change>& changes, std::string_view detail,
+                    field::ErrorList& errs) {
   for (const auto& change : changes) {
     if (change.what == Change::What::kListLength) {
       std::string d(detail);
@@ -146,7 +150,8 @@ void append_changes(const std::vector<Change>& changes, std::string_view detail,
       d += describe_length_change(change);
       errs.push_back({field::ErrorType::kForbidden, change.path, std::nullopt, std::move(d)});
     } else {
-      errs.push_back({field::ErrorType::kInvalid, change.path, printed_new_value(change), std::string(detail)});
+      errs.push_back({field::ErrorType::kInvalid, change.path, printed_new_value(change),
+                      std::string(detail)});
     }
   }
 }
@@ -169,7 +174,8 @@ bool is_suspended(MaybeJson js) {
 bool is_terminal(MaybeJson old_js) {
   for (const auto c : elements(member(member(old_js, "status"), "conditions"))) {
     const auto type = string_or_empty(member(c, "type"));
-    if ((type == "Completed" || type == "Failed") && string_or_empty(member(c, "status")) == "True") return true;
+    if ((type == "Completed" || type == "Failed") && string_or_empty(member(c, "status")) == "True")
+      return true;
   }
   return false;
 }
@@ -186,8 +192,10 @@ const ExceptionNodes& exception_nodes() {
   static const ExceptionNodes nodes{
       replicated_job_kind().field("replicas"),
       replicated_job_kind().field("dependsOn"),
-      {find_kind("template.spec.template.metadata.labels"), find_kind("template.spec.template.metadata.annotations"),
-       find_kind("template.spec.template.spec.nodeSelector"), find_kind("template.spec.template.spec.tolerations"),
+      {find_kind("template.spec.template.metadata.labels"),
+       find_kind("template.spec.template.metadata.annotations"),
+       find_kind("template.spec.template.spec.nodeSelector"),
+       find_kind("template.spec.template.spec.tolerations"),
        find_kind("template.spec.template.spec.schedulingGates")},
       {find_kind("template.spec.parallelism"), find_kind("template.spec.completions")},
   };
@@ -203,7 +211,8 @@ struct Context {
 };
 
 // Upstream's ElasticJobSet checks for one Indexed ReplicatedJob (policy elastic.parallelism).
-void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_path, Context& ctx) {
+void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_path,
+                               Context& ctx) {
   const auto old_spec = member(member(old_rj, "template"), "spec");
   const auto new_spec = member(member(new_rj, "template"), "spec");
   const auto old_p = member(old_spec, "parallelism"), new_p = member(new_spec, "parallelism");
@@ -213,27 +222,32 @@ void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::
   if (!p_changed && !c_changed) return;
   const auto spec_path = rj_path.child("template", "spec");
   if (ctx.terminal) {
-    ctx.errs.push_back(field::forbidden(
-        spec_path, "Cannot mutate parallelism or completions when JobSet is in a terminal state (Completed or Failed)"));
+    ctx.errs.push_back(field::forbidden(spec_path,
+                                        "Cannot mutate parallelism or completions when JobSet is "
+                                        "in a terminal state (Completed or Failed)"));
     return;
   }
   // Upstream's checks, plus what upstream's decoder refuses before them: a value that is not an
   // int32 (2.5, "4", 2147483648) is an error, never allowed.
-  const auto check_count = [&](bool changed, MaybeJson value, std::string_view name, std::string_view below_one) {
+  const auto check_count = [&](bool changed, MaybeJson value, std::string_view name,
+                               std::string_view below_one) {
     if (!changed || !value) return;  // removed: upstream's nil checks let it pass
     const auto n = integer(value);
     if (n && *n < 1) {
-      ctx.errs.push_back(field::invalid(spec_path.child(name), field::BadValue::of(*value), below_one));
+      ctx.errs.push_back(
+          field::invalid(spec_path.child(name), field::BadValue::of(*value), below_one));
     } else if (const auto problem = int32_problem(*value); !problem.empty()) {
-      ctx.errs.push_back(field::invalid(spec_path.child(name), field::BadValue::of(*value), problem));
+      ctx.errs.push_back(
+          field::invalid(spec_path.child(name), field::BadValue::of(*value), problem));
     }
   };
   check_count(p_changed, new_p, "parallelism", "parallelism must be >= 1");
   check_count(c_changed, new_c, "completions", "completions must be >= 1");
   const auto p = integer(new_p), c = integer(new_c);
   if (p && c && *p != *c) {
-    ctx.errs.push_back(field::invalid(spec_path.child("completions"), field::BadValue::of(*new_c),
-                                      "completions must be equal to parallelism for Elastic Indexed Jobs"));
+    ctx.errs.push_back(
+        field::invalid(spec_path.child("completions"), field::BadValue::of(*new_c),
+                       "completions must be equal to parallelism for Elastic Indexed Jobs"));
   }
 }
 
@@ -246,7 +260,8 @@ void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_pa
   if (!new_r) {
     ctx.errs.push_back(field::invalid(path, field::BadValue::integer(0), "must be an integer"));
   } else if (new_n && *new_n < 0) {
-    ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n), "must be greater than or equal to 0"));
+    ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n),
+                                      "must be greater than or equal to 0"));
   } else if (const auto problem = int32_problem(*new_r); !problem.empty()) {
     ctx.errs.push_back(field::invalid(path, field::BadValue::of(*new_r), problem));
   } else {
@@ -290,11 +305,13 @@ std::vector<std::string_view> names_of(const std::vector<JsonView>& entries) {
 
 // "replicatedJobs were reordered: [0] was "a", now "b"": the first position that differs, so
 // that the message stays short however long the list is.
-std::string describe_reorder(const std::vector<std::string_view>& old_names, const std::vector<std::string_view>& new_names) {
+std::string describe_reorder(const std::vector<std::string_view>& old_names,
+                             const std::vector<std::string_view>& new_names) {
   std::size_t i = 0;
   while (old_names[i] == new_names[i]) ++i;
   return "replicatedJobs were reordered: [" + std::to_string(i) + "] was " +
-         field::BadValue::string(old_names[i]).printed() + ", now " + field::BadValue::string(new_names[i]).printed();
+         field::BadValue::string(old_names[i]).printed() + ", now " +
+         field::BadValue::string(new_names[i]).printed();
 }
 
 // The list keeps its length and order: entries are matched by name, as the CRD's listMapKey and
@@ -308,7 +325,8 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
   // crafted object that repeats a name or leaves names out, where a by-name lookup would compare
   // every namesake with the first one.
   if (old_names == new_names) {
-    for (std::size_t i = 0; i < new_list.size(); ++i) check_replicated_job(old_list[i], new_list[i], i, ctx);
+    for (std::size_t i = 0; i < new_list.size(); ++i)
+      check_replicated_job(old_list[i], new_list[i], i, ctx);
     return;
   }
   const auto list_path = field::Path("spec").child("replicatedJobs");
@@ -319,8 +337,11 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
   if (sorted_old == sorted_new) {
     detail += ": " + describe_reorder(old_names, new_names);
   } else {
-    Change change{Change::What::kListLength, {}, member(old_spec, "replicatedJobs"),
-                  member(new_spec, "replicatedJobs"), nullptr};
+    Change change{Change::What::kListLength,
+                  {},
+                  member(old_spec, "replicatedJobs"),
+                  member(new_spec, "replicatedJobs"),
+                  nullptr};
     detail += ": " + describe_length_change(change);
   }
   ctx.errs.push_back(field::forbidden(list_path, detail));
@@ -337,25 +358,34 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
 UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& policy) {
   UpdateFindings findings;
   const auto old_spec = member(old_js, "spec"), new_spec = member(new_js, "spec");
-  Context ctx{policy, is_suspended(old_js) || is_suspended(new_js), is_terminal(old_js), findings.errors, {}};
+  Context ctx{policy,
+              is_suspended(old_js) || is_suspended(new_js),
+              is_terminal(old_js),
+              findings.errors,
+              {}};
 
   check_replicated_jobs(old_spec, new_spec, ctx);
 
   // managedBy is a *string upstream: unset and "" differ.
-  const auto old_managed = member(old_spec, "managedBy"), new_managed = member(new_spec, "managedBy");
+  const auto old_managed = member(old_spec, "managedBy"),
+             new_managed = member(new_spec, "managedBy");
   if (!json_equal(old_managed, new_managed)) {
-    findings.errors.push_back(field::invalid(field::Path("spec").child("managedBy"),
-                                             new_managed ? field::BadValue::of(*new_managed) : field::BadValue::null(),
-                                             kFieldImmutable));
+    findings.errors.push_back(
+        field::invalid(field::Path("spec").child("managedBy"),
+                       new_managed ? field::BadValue::of(*new_managed) : field::BadValue::null(),
+                       kFieldImmutable));
   }
 
   for (const auto name : kCelImmutableSpecFields) {
     const auto old_v = member(old_spec, name), new_v = member(new_spec, name);
-    if (old_v && new_v) diff_into(nullptr, old_v, new_v, field::Path("spec").child(name), {}, kValueImmutable, findings.errors);
+    if (old_v && new_v)
+      diff_into(nullptr, old_v, new_v, field::Path("spec").child(name), {}, kValueImmutable,
+                findings.errors);
   }
 
   if (findings.errors.empty()) {
-    findings.warnings = scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled);
+    findings.warnings =
+        scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled);
   }
   return findings;
 }

@@ -45,8 +45,9 @@ class RandomJson {
       case 3: return "0.5";
       case 4: return pick(3) == 0 ? "null" : pick(2) == 0 ? "true" : "false";
       // A number's second tape word is raw: these read as '{', '"' and '}' if it is not skipped.
-      case 5: return std::vector<std::string>{"8863084066665136128", "2449958197289549824",
-                                              "9007199254740992000"}[pick(3)];
+      case 5:
+        return std::vector<std::string>{"8863084066665136128", "2449958197289549824",
+                                        "9007199254740992000"}[pick(3)];
       case 6: return array(depth + 1);
       default: return object(depth + 1);
     }

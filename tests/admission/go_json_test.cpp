@@ -19,11 +19,13 @@ TEST_CASE("Responses are written as compact JSON with Go's escaping", "[admissio
        R"(\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f !\"#$%\u0026'()*+,-./0123456789:;)"
        R"(\u003c=\u003e?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~)"
        "\x7f\""},
-      {"line and paragraph separators escaped, other Unicode kept", Json("a\u2028b\u2029c\u00e9\U0001F600"),
-       "\"a\\u2028b\\u2029c\u00e9\U0001F600\""},
-      {"invalid UTF-8 replaced by U+FFFD", Json(std::string("a\xFF<b")), "\"a\xEF\xBF\xBD\\u003cb\""},
+      {"line and paragraph separators escaped, other Unicode kept",
+       Json("a\u2028b\u2029c\u00e9\U0001F600"), "\"a\\u2028b\\u2029c\u00e9\U0001F600\""},
+      {"invalid UTF-8 replaced by U+FFFD", Json(std::string("a\xFF<b")),
+       "\"a\xEF\xBF\xBD\\u003cb\""},
       {"numbers, literals, nesting and escaped keys",
-       Json::parse(R"({"a":[1,-2,3.5,1e300,0.1,true,false,null,{},[]],"b":{"<k>":"v&"},"u":18446744073709551615})"),
+       Json::parse(
+           R"({"a":[1,-2,3.5,1e300,0.1,true,false,null,{},[]],"b":{"<k>":"v&"},"u":18446744073709551615})"),
        R"({"a":[1,-2,3.5,1e+300,0.1,true,false,null,{},[]],"b":{"\u003ck\u003e":"v\u0026"},"u":18446744073709551615})"},
   };
   for (const auto& c : cases) {

@@ -14,20 +14,24 @@ namespace {
 Json jobset(const std::string& image, int replicas = 1) {
   return Json::parse(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
     "metadata":{"name":"js","namespace":"default"},
-    "spec":{"replicatedJobs":[{"name":"workers","replicas":)" + std::to_string(replicas) + R"(,
-      "template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" + image + R"("}]}}}}}]}})");
+    "spec":{"replicatedJobs":[{"name":"workers","replicas":)" +
+                     std::to_string(replicas) + R"(,
+      "template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" +
+                     image + R"("}]}}}}}]}})");
 }
 
 Json review(const std::string& operation, const Json& object, const Json& old_object = nullptr,
             const std::string& api_version = "admission.k8s.io/v1") {
-  Json request = {{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
-                  {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-                  {"resource", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
-                  {"name", "js"},
-                  {"namespace", "default"},
-                  {"operation", operation},
-                  {"object", object},
-                  {"dryRun", false}};
+  Json request = {
+      {"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
+      {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
+      {"resource",
+       {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
+      {"name", "js"},
+      {"namespace", "default"},
+      {"operation", operation},
+      {"object", object},
+      {"dryRun", false}};
   if (!old_object.is_null()) request["oldObject"] = old_object;
   return {{"apiVersion", api_version}, {"kind", "AdmissionReview"}, {"request", request}};
 }
@@ -41,29 +45,34 @@ std::string respond(const std::string& body, Hook hook = Hook::kValidating) {
 }  // namespace
 
 TEST_CASE("An allowed update answers as controller-runtime does", "[admission][review]") {
-  CHECK(respond(review("UPDATE", jobset("bash:5.1", 2), jobset("bash:5.1", 2)).dump()) ==
-        R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})");
+  CHECK(
+      respond(review("UPDATE", jobset("bash:5.1", 2), jobset("bash:5.1", 2)).dump()) ==
+      R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})");
 }
 
 TEST_CASE("A denied update is upstream's 422 Invalid with causes", "[admission][review]") {
-  CHECK(respond(review("UPDATE", jobset("bash:5.2"), jobset("bash:5.1")).dump()) ==
-        R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
-        R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"JobSet.jobset.x-k8s.io \"js\" is invalid: )"
-        R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: \"bash:5.2\": field is immutable",)"
-        R"("reason":"Invalid","details":{"name":"js","group":"jobset.x-k8s.io","kind":"JobSet","causes":[{"reason":"FieldValueInvalid",)"
-        R"("message":"Invalid value: \"bash:5.2\": field is immutable","field":"spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"}]},)"
-        R"("code":422}}})");
+  CHECK(
+      respond(review("UPDATE", jobset("bash:5.2"), jobset("bash:5.1")).dump()) ==
+      R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
+      R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"JobSet.jobset.x-k8s.io \"js\" is invalid: )"
+      R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: \"bash:5.2\": field is immutable",)"
+      R"("reason":"Invalid","details":{"name":"js","group":"jobset.x-k8s.io","kind":"JobSet","causes":[{"reason":"FieldValueInvalid",)"
+      R"("message":"Invalid value: \"bash:5.2\": field is immutable","field":"spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"}]},)"
+      R"("code":422}}})");
 }
 
 TEST_CASE("A scale is allowed with warnings", "[admission][review]") {
-  const auto out = Json::parse(respond(review("UPDATE", jobset("bash:5.1", 3), jobset("bash:5.1", 1)).dump()));
+  const auto out =
+      Json::parse(respond(review("UPDATE", jobset("bash:5.1", 3), jobset("bash:5.1", 1)).dump()));
   CHECK(out["response"]["allowed"] == true);
   CHECK(out["response"]["warnings"] ==
-        Json::array({"replicatedJob \"workers\" scaled up from 1 to 3: the JobSet controller will create Jobs js-workers-1, js-workers-2"}));
+        Json::array({"replicatedJob \"workers\" scaled up from 1 to 3: the JobSet controller will "
+                     "create Jobs js-workers-1, js-workers-2"}));
 }
 
 TEST_CASE("v1beta1 reviews are answered in v1beta1", "[admission][review]") {
-  const auto out = Json::parse(respond(review("UPDATE", jobset("a"), jobset("a"), "admission.k8s.io/v1beta1").dump()));
+  const auto out = Json::parse(
+      respond(review("UPDATE", jobset("a"), jobset("a"), "admission.k8s.io/v1beta1").dump()));
   CHECK(out["apiVersion"] == "admission.k8s.io/v1beta1");
 }
 
@@ -78,7 +87,8 @@ TEST_CASE("DELETE and CONNECT are allowed", "[admission][review]") {
   }
 }
 
-TEST_CASE("Unusable AdmissionReviews get a 400 status that says what is wrong", "[admission][review]") {
+TEST_CASE("Unusable AdmissionReviews get a 400 status that says what is wrong",
+          "[admission][review]") {
   auto no_old = review("UPDATE", jobset("a"));
   auto bad_spec = review("CREATE", jobset("a"));
   bad_spec["request"]["object"]["spec"] = "x";
@@ -89,18 +99,27 @@ TEST_CASE("Unusable AdmissionReviews get a 400 status that says what is wrong", 
   auto bad_op = review("PATCH", jobset("a"));
   auto bad_rjobs = review("CREATE", jobset("a"));
   bad_rjobs["request"]["object"]["spec"]["replicatedJobs"] = Json::object();
-  struct Case { const char* name; std::string body; const char* want; };
+  struct Case {
+    const char* name;
+    std::string body;
+    const char* want;
+  };
   const std::vector<Case> cases = {
       {"not an object", "[1,2]", "the body must be a JSON object (an AdmissionReview)"},
       {"not an AdmissionReview", R"({"kind":"Pod","apiVersion":"v1"})",
-       "not an AdmissionReview: expected kind AdmissionReview and apiVersion admission.k8s.io/v1 or v1beta1"},
-      {"no request", R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"})", "AdmissionReview has no request"},
+       "not an AdmissionReview: expected kind AdmissionReview and apiVersion admission.k8s.io/v1 "
+       "or v1beta1"},
+      {"no request", R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"})",
+       "AdmissionReview has no request"},
       {"no uid", no_uid.dump(), "request.uid is missing"},
-      {"unknown operation", bad_op.dump(), "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT"},
+      {"unknown operation", bad_op.dump(),
+       "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT"},
       {"update without oldObject", no_old.dump(), "UPDATE request has no oldObject"},
       {"spec not an object", bad_spec.dump(), "request.object.spec must be an object"},
-      {"replicatedJobs not a list", bad_rjobs.dump(), "request.object.spec.replicatedJobs must be a list"},
-      {"not a JobSet", bad_kind.dump(), "this webhook admits only jobset.x-k8s.io/v1alpha2 JobSet objects, got batch/v1 Job"},
+      {"replicatedJobs not a list", bad_rjobs.dump(),
+       "request.object.spec.replicatedJobs must be a list"},
+      {"not a JobSet", bad_kind.dump(),
+       "this webhook admits only jobset.x-k8s.io/v1alpha2 JobSet objects, got batch/v1 Job"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -156,62 +175,74 @@ TEST_CASE("The answer does not depend on the key order of the request", "[admiss
 
 TEST_CASE("Messages are encoded as Go encodes them", "[admission][review]") {
   const auto out = respond(review("UPDATE", jobset("<b>&"), jobset("a")).dump());
-  CHECK(out.find(R"(Invalid value: \"\u003cb\u003e\u0026\": field is immutable)") != std::string::npos);
+  CHECK(out.find(R"(Invalid value: \"\u003cb\u003e\u0026\": field is immutable)") !=
+        std::string::npos);
 }
 
 TEST_CASE("A valid create is allowed by the validating hook", "[admission][review][create]") {
-  CHECK(respond(review("CREATE", jobset("bash:5.1")).dump()) ==
-        R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})");
+  CHECK(
+      respond(review("CREATE", jobset("bash:5.1")).dump()) ==
+      R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})");
 }
 
-TEST_CASE("A denied create carries upstream's plain errors as <nil> Internal errors", "[admission][review][create]") {
+TEST_CASE("A denied create carries upstream's plain errors as <nil> Internal errors",
+          "[admission][review][create]") {
   Json js = jobset("bash:5.1");
-  js["spec"]["replicatedJobs"][0]["dependsOn"] = Json::parse(R"([{"name":"workers","status":"Ready"}])");
-  CHECK(respond(review("CREATE", js).dump()) ==
-        R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
-        R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"JobSet.jobset.x-k8s.io \"js\" is invalid: )"
-        R"(\u003cnil\u003e: Internal error: DependsOn can't be set for the first ReplicatedJob","reason":"Invalid","details":{"name":"js",)"
-        R"("group":"jobset.x-k8s.io","kind":"JobSet","causes":[{"reason":"InternalError","message":"Internal error: DependsOn )"
-        R"(can't be set for the first ReplicatedJob","field":"\u003cnil\u003e"}]},"code":422}}})");
+  js["spec"]["replicatedJobs"][0]["dependsOn"] =
+      Json::parse(R"([{"name":"workers","status":"Ready"}])");
+  CHECK(
+      respond(review("CREATE", js).dump()) ==
+      R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
+      R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"JobSet.jobset.x-k8s.io \"js\" is invalid: )"
+      R"(\u003cnil\u003e: Internal error: DependsOn can't be set for the first ReplicatedJob","reason":"Invalid","details":{"name":"js",)"
+      R"("group":"jobset.x-k8s.io","kind":"JobSet","causes":[{"reason":"InternalError","message":"Internal error: DependsOn )"
+      R"(can't be set for the first ReplicatedJob","field":"\u003cnil\u003e"}]},"code":422}}})");
 }
 
-TEST_CASE("The mutating hook answers a create with a base64 JSON Patch of the defaults", "[admission][review][create]") {
+TEST_CASE("The mutating hook answers a create with a base64 JSON Patch of the defaults",
+          "[admission][review][create]") {
   // The patch is
   // [{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}},
   //  {"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},
   //  {"op":"add","path":"/spec/replicatedJobs/0/template/spec/completionMode","value":"Indexed"},
   //  {"op":"add","path":"/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy","value":"OnFailure"},
   //  {"op":"add","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}]
-  CHECK(respond(review("CREATE", jobset("bash:5.1")).dump(), Hook::kMutating) ==
-        R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
-        R"("allowed":true,"status":{"metadata":{},"code":200},"patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3VjY2Vzc1BvbGljeSIsInZhbHVlIjp7Im9wZXJhdG9yIjoiQWxsIn19LHsib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3RhcnR1cFBvbGljeSIsInZhbHVlIjp7InN0YXJ0dXBQb2xpY3lPcmRlciI6IkFueU9yZGVyIn19LHsib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvcmVwbGljYXRlZEpvYnMvMC90ZW1wbGF0ZS9zcGVjL2NvbXBsZXRpb25Nb2RlIiwidmFsdWUiOiJJbmRleGVkIn0seyJvcCI6ImFkZCIsInBhdGgiOiIvc3BlYy9yZXBsaWNhdGVkSm9icy8wL3RlbXBsYXRlL3NwZWMvdGVtcGxhdGUvc3BlYy9yZXN0YXJ0UG9saWN5IiwidmFsdWUiOiJPbkZhaWx1cmUifSx7Im9wIjoiYWRkIiwicGF0aCI6Ii9zcGVjL25ldHdvcmsiLCJ2YWx1ZSI6eyJlbmFibGVETlNIb3N0bmFtZXMiOnRydWUsInB1Ymxpc2hOb3RSZWFkeUFkZHJlc3NlcyI6dHJ1ZX19XQ==",)"
-        R"("patchType":"JSONPatch"}})");
+  CHECK(
+      respond(review("CREATE", jobset("bash:5.1")).dump(), Hook::kMutating) ==
+      R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
+      R"("allowed":true,"status":{"metadata":{},"code":200},"patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3VjY2Vzc1BvbGljeSIsInZhbHVlIjp7Im9wZXJhdG9yIjoiQWxsIn19LHsib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3RhcnR1cFBvbGljeSIsInZhbHVlIjp7InN0YXJ0dXBQb2xpY3lPcmRlciI6IkFueU9yZGVyIn19LHsib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvcmVwbGljYXRlZEpvYnMvMC90ZW1wbGF0ZS9zcGVjL2NvbXBsZXRpb25Nb2RlIiwidmFsdWUiOiJJbmRleGVkIn0seyJvcCI6ImFkZCIsInBhdGgiOiIvc3BlYy9yZXBsaWNhdGVkSm9icy8wL3RlbXBsYXRlL3NwZWMvdGVtcGxhdGUvc3BlYy9yZXN0YXJ0UG9saWN5IiwidmFsdWUiOiJPbkZhaWx1cmUifSx7Im9wIjoiYWRkIiwicGF0aCI6Ii9zcGVjL25ldHdvcmsiLCJ2YWx1ZSI6eyJlbmFibGVETlNIb3N0bmFtZXMiOnRydWUsInB1Ymxpc2hOb3RSZWFkeUFkZHJlc3NlcyI6dHJ1ZX19XQ==",)"
+      R"("patchType":"JSONPatch"}})");
 }
 
-TEST_CASE("The mutating hook sends no patch when nothing needs defaulting, and none on update", "[admission][review][create]") {
+TEST_CASE("The mutating hook sends no patch when nothing needs defaulting, and none on update",
+          "[admission][review][create]") {
   Json full = jobset("bash:5.1");
   full["spec"]["successPolicy"] = {{"operator", "All"}};
   full["spec"]["startupPolicy"] = {{"startupPolicyOrder", "AnyOrder"}};
   full["spec"]["network"] = {{"enableDNSHostnames", false}, {"publishNotReadyAddresses", false}};
   full["spec"]["replicatedJobs"][0]["template"]["spec"]["completionMode"] = "NonIndexed";
-  full["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["restartPolicy"] = "Never";
+  full["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["restartPolicy"] =
+      "Never";
   const std::string allowed =
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})";
   CHECK(respond(review("CREATE", full).dump(), Hook::kMutating) == allowed);
   // Defaults on UPDATE would make server-side apply loop (upstream issue 926), and a mutating
   // hook does not judge.
-  CHECK(respond(review("UPDATE", jobset("bash:5.2"), jobset("bash:5.1")).dump(), Hook::kMutating) == allowed);
+  CHECK(respond(review("UPDATE", jobset("bash:5.2"), jobset("bash:5.1")).dump(), Hook::kMutating) ==
+        allowed);
 }
 
 TEST_CASE("The mutating hook does not validate a create", "[admission][review][create]") {
   Json js = jobset("bash:5.1");
-  js["spec"]["replicatedJobs"][0]["dependsOn"] = Json::parse(R"([{"name":"workers","status":"Ready"}])");
+  js["spec"]["replicatedJobs"][0]["dependsOn"] =
+      Json::parse(R"([{"name":"workers","status":"Ready"}])");
   const auto out = Json::parse(respond(review("CREATE", js).dump(), Hook::kMutating));
   CHECK(out["response"]["allowed"] == true);
   CHECK(out["response"]["patchType"] == "JSONPatch");
 }
 
-TEST_CASE("answer_review gives handle_review's bytes and a summary for the access log", "[admission][review]") {
+TEST_CASE("answer_review gives handle_review's bytes and a summary for the access log",
+          "[admission][review]") {
   auto body = review("UPDATE", jobset("b"), jobset("a"));
   body["request"]["dryRun"] = true;
   const auto answer = admission::answer_review(body.dump(), Policy{}, Hook::kValidating);
@@ -227,10 +258,12 @@ TEST_CASE("answer_review gives handle_review's bytes and a summary for the acces
   CHECK(s.code == 422);
 }
 
-TEST_CASE("The summary of an unusable review says what it carried and that it was refused", "[admission][review]") {
-  const auto answer = admission::answer_review(R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",
+TEST_CASE("The summary of an unusable review says what it carried and that it was refused",
+          "[admission][review]") {
+  const auto answer =
+      admission::answer_review(R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",
     "request":{"uid":"u-9","operation":"PATCH","object":{"metadata":{"name":"from-object"}}}})",
-                                               Policy{}, Hook::kMutating);
+                               Policy{}, Hook::kMutating);
   REQUIRE(answer.ok());
   const auto& s = answer.value().summary;
   CHECK(s.uid == "u-9");
@@ -257,9 +290,9 @@ TEST_CASE("A padded body is parsed in place and answered with the same bytes",
     return plain.ok() ? std::make_pair(plain.value().body, in_place.value().body)
                       : std::make_pair(plain.failure().message, in_place.failure().message);
   };
-  for (const auto& text : {review("UPDATE", jobset("b"), jobset("a")).dump(),
-                           review("CREATE", jobset("a")).dump(), std::string("{\"kind\":"),
-                           std::string("[1,2")}) {
+  for (const auto& text :
+       {review("UPDATE", jobset("b"), jobset("a")).dump(), review("CREATE", jobset("a")).dump(),
+        std::string("{\"kind\":"), std::string("[1,2")}) {
     const auto [plain, in_place] = answer_both(text);
     CHECK(plain == in_place);
   }

@@ -22,8 +22,9 @@ const std::string kArgs = "certs --service jobset-webhook --namespace jobset-sys
 
 // A fresh directory path that does not exist yet; removed when the test ends.
 struct TempDir {
-  fs::path path = fs::temp_directory_path() /
-                  ("jobset-webhook-certs-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+  fs::path path =
+      fs::temp_directory_path() /
+      ("jobset-webhook-certs-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
   ~TempDir() { fs::remove_all(path); }
 };
 
@@ -37,15 +38,18 @@ TEST_CASE("certs writes the Secret layout, the key 0600, and prints the caBundle
   REQUIRE(r.exit_code == 0);
   CHECK(mode_of(dir.path) == fs::perms::owner_all);
   CHECK(mode_of(dir.path / "tls.key") == (fs::perms::owner_read | fs::perms::owner_write));
-  const auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+  const auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                        fs::perms::others_read;
   CHECK(mode_of(dir.path / "tls.crt") == readable);
   CHECK(mode_of(dir.path / "ca.crt") == readable);
-  CHECK(std::vector<fs::path>(fs::directory_iterator(dir.path), fs::directory_iterator()).size() == 3);
+  CHECK(std::vector<fs::path>(fs::directory_iterator(dir.path), fs::directory_iterator()).size() ==
+        3);
 
   const auto ca = slurp(dir.path / "ca.crt");
   CHECK(r.out.find('\n') == r.out.size() - 1);
   CHECK(base64_decode(r.out) == ca);
-  CHECK(verify_serving_certificate(slurp(dir.path / "tls.crt"), ca, "jobset-webhook.jobset-system.svc") == "");
+  CHECK(verify_serving_certificate(slurp(dir.path / "tls.crt"), ca,
+                                   "jobset-webhook.jobset-system.svc") == "");
   CHECK(r.err == "jobset-webhook certs: wrote " + (dir.path / "ca.crt").string() + ", " +
                      (dir.path / "tls.crt").string() + ", " + (dir.path / "tls.key").string() +
                      " for jobset-webhook.jobset-system.svc; caBundle on stdout\n");
@@ -61,7 +65,8 @@ TEST_CASE("certs keeps the modes whatever the umask", "[cli][certs]") {
   CHECK(mode_of(dir.path / "tls.key") == (fs::perms::owner_read | fs::perms::owner_write));
 }
 
-TEST_CASE("certs refuses to replace existing files without --force and changes nothing", "[cli][certs]") {
+TEST_CASE("certs refuses to replace existing files without --force and changes nothing",
+          "[cli][certs]") {
   TempDir dir;
   REQUIRE(run_cli(kArgs + dir.path.string()).exit_code == 0);
   const auto ca = slurp(dir.path / "ca.crt");
@@ -70,9 +75,10 @@ TEST_CASE("certs refuses to replace existing files without --force and changes n
   const auto again = run_cli(kArgs + dir.path.string());
   CHECK(again.exit_code == 2);
   CHECK(again.out.empty());
-  CHECK(again.err == "jobset-webhook certs: " + (dir.path / "ca.crt").string() + ", " +
-                         (dir.path / "tls.crt").string() + ", " + (dir.path / "tls.key").string() +
-                         " already exist; use --force to replace (the caBundle changes with them)\n");
+  CHECK(again.err ==
+        "jobset-webhook certs: " + (dir.path / "ca.crt").string() + ", " +
+            (dir.path / "tls.crt").string() + ", " + (dir.path / "tls.key").string() +
+            " already exist; use --force to replace (the caBundle changes with them)\n");
   CHECK(slurp(dir.path / "ca.crt") == ca);
   CHECK(slurp(dir.path / "tls.key") == key);
 
@@ -81,13 +87,15 @@ TEST_CASE("certs refuses to replace existing files without --force and changes n
     fs::remove(dir.path / "tls.crt");
     const auto one = run_cli(kArgs + dir.path.string());
     CHECK(one.exit_code == 2);
-    CHECK(one.err == "jobset-webhook certs: " + (dir.path / "tls.key").string() +
-                         " already exists; use --force to replace (the caBundle changes with them)\n");
+    CHECK(one.err ==
+          "jobset-webhook certs: " + (dir.path / "tls.key").string() +
+              " already exists; use --force to replace (the caBundle changes with them)\n");
     CHECK_FALSE(fs::exists(dir.path / "ca.crt"));
   }
 }
 
-TEST_CASE("certs --force replaces all three files with a new CA, restoring the key's mode", "[cli][certs]") {
+TEST_CASE("certs --force replaces all three files with a new CA, restoring the key's mode",
+          "[cli][certs]") {
   TempDir dir;
   const auto first = run_cli(kArgs + dir.path.string());
   REQUIRE(first.exit_code == 0);
@@ -96,22 +104,28 @@ TEST_CASE("certs --force replaces all three files with a new CA, restoring the k
   REQUIRE(second.exit_code == 0);
   CHECK(second.out != first.out);
   CHECK(mode_of(dir.path / "tls.key") == (fs::perms::owner_read | fs::perms::owner_write));
-  CHECK(slurp(dir.path / "tls.key").rfind("-----BEGIN " "PRIVATE KEY-----", 0) == 0);
+  CHECK(slurp(dir.path / "tls.key")
+            .rfind("-----BEGIN "
+                   "PRIVATE KEY-----",
+                   0) == 0);
   CHECK(verify_serving_certificate(slurp(dir.path / "tls.crt"), slurp(dir.path / "ca.crt"),
                                    "jobset-webhook.jobset-system.svc") == "");
   CHECK(verify_serving_certificate(slurp(dir.path / "tls.crt"), base64_decode(first.out),
-                                   "jobset-webhook.jobset-system.svc") == "unable to get local issuer certificate");
+                                   "jobset-webhook.jobset-system.svc") ==
+        "unable to get local issuer certificate");
 }
 
 TEST_CASE("certs adds extra SANs, repeated or comma-separated", "[cli][certs]") {
   TempDir dir;
-  REQUIRE(run_cli(kArgs + dir.path.string() + " --extra-san localhost,127.0.0.1 --extra-san webhook.example.com")
+  REQUIRE(run_cli(kArgs + dir.path.string() +
+                  " --extra-san localhost,127.0.0.1 --extra-san webhook.example.com")
               .exit_code == 0);
   const auto cert = slurp(dir.path / "tls.crt");
   const auto ca = slurp(dir.path / "ca.crt");
   CHECK(verify_serving_certificate(cert, ca, "localhost") == "");
   CHECK(verify_serving_certificate(cert, ca, "webhook.example.com") == "");
-  CHECK(verify_serving_certificate(cert, ca, "127.0.0.1") == "hostname mismatch");  // an IP is not a host name
+  CHECK(verify_serving_certificate(cert, ca, "127.0.0.1") ==
+        "hostname mismatch");  // an IP is not a host name
 }
 
 TEST_CASE("certs refuses bad arguments with exit 2 and writes nothing", "[cli][certs]") {

@@ -30,23 +30,28 @@ struct Verdict {
 Json server_stored(const Json& manifest, const Policy& policy) {
   Json stored = manifest;
   cli::apply_schema_defaults(stored);
-  const auto response = server_response(admission_review("CREATE", stored), policy, Hook::kMutating);
+  const auto response =
+      server_response(admission_review("CREATE", stored), policy, Hook::kMutating);
   if (response.contains("patch")) {
-    stored = stored.patch(Json::parse(jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
+    stored = stored.patch(Json::parse(
+        jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
     cli::apply_schema_defaults(stored);
   }
   return stored;
 }
 
-Verdict server_verdict(const Json* old_manifest, const Json& new_manifest, const Policy& policy = {}) {
+Verdict server_verdict(const Json* old_manifest, const Json& new_manifest,
+                       const Policy& policy = {}) {
   const Json stored = server_stored(new_manifest, policy);
-  const Json review = old_manifest != nullptr ? admission_review("UPDATE", stored, server_stored(*old_manifest, policy))
-                                              : admission_review("CREATE", stored);
+  const Json review = old_manifest != nullptr
+                          ? admission_review("UPDATE", stored, server_stored(*old_manifest, policy))
+                          : admission_review("CREATE", stored);
   const auto response = server_response(review, policy, Hook::kValidating);
   Verdict v;
   v.allowed = response.at("allowed").get<bool>();
   if (!v.allowed) v.message = response.at("status").at("message").get<std::string>();
-  if (response.contains("warnings")) v.warnings = response.at("warnings").get<std::vector<std::string>>();
+  if (response.contains("warnings"))
+    v.warnings = response.at("warnings").get<std::vector<std::string>>();
   return v;
 }
 
@@ -58,8 +63,10 @@ cli::Manifests manifests_of(const std::vector<Json>& objects, const std::string&
   return std::move(m).value();
 }
 
-cli::Report checked(const std::vector<Json>& old_objects, const std::vector<Json>& new_objects, const Policy& policy = {}) {
-  auto report = cli::check_manifests(manifests_of(old_objects, "old.yaml"), manifests_of(new_objects, "new.yaml"), policy);
+cli::Report checked(const std::vector<Json>& old_objects, const std::vector<Json>& new_objects,
+                    const Policy& policy = {}) {
+  auto report = cli::check_manifests(manifests_of(old_objects, "old.yaml"),
+                                     manifests_of(new_objects, "new.yaml"), policy);
   INFO((report.ok() ? "" : report.failure().message));
   REQUIRE(report.ok());
   return std::move(report).value();
@@ -82,7 +89,8 @@ std::vector<Json> example_jobsets() {
 }
 
 // Every scalar below value, as JSON pointers.
-void collect_leaves(const Json& value, const Json::json_pointer& pointer, std::vector<Json::json_pointer>& out) {
+void collect_leaves(const Json& value, const Json::json_pointer& pointer,
+                    std::vector<Json::json_pointer>& out) {
   if (value.is_object()) {
     for (const auto& [k, child] : value.items()) collect_leaves(child, pointer / k, out);
   } else if (value.is_array()) {
@@ -100,13 +108,17 @@ Json edited(const Json& leaf) {
 }
 
 Json jobset(const std::string& name, const std::string& replicated_jobs) {
-  return Json::parse(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":")" + name +
-                     R"("},"spec":{"replicatedJobs":)" + replicated_jobs + "}}");
+  return Json::parse(
+      R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":")" + name +
+      R"("},"spec":{"replicatedJobs":)" + replicated_jobs + "}}");
 }
 
-Json replicated_job(const std::string& name, const std::string& image, const std::string& extra = "") {
-  return Json::parse(R"({"name":")" + name + R"(",)" + extra + R"("template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" +
-                     image + R"("}]}}}}})");
+Json replicated_job(const std::string& name, const std::string& image,
+                    const std::string& extra = "") {
+  return Json::parse(
+      R"({"name":")" + name + R"(",)" + extra +
+      R"("template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" + image +
+      R"("}]}}}}})");
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -123,7 +135,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("check's verdict and message equal the server's on every generated edit of every example", "[cli][check]") {
+TEST_CASE("check's verdict and message equal the server's on every generated edit of every example",
+          "[cli][check]") {
   std::size_t cases = 0, denied = 0;
   const auto compare = [&](const std::string& name, const Json* old_js, const Json& new_js) {
     INFO(name);
@@ -148,7 +161,8 @@ TEST_CASE("check's verdict and message equal the server's on every generated edi
       for (const int replicas : {0, 3, 1000}) {
         Json scaled = js;
         scaled["spec"]["replicatedJobs"][i]["replicas"] = replicas;
-        compare(name + " rj " + std::to_string(i) + " replicas " + std::to_string(replicas), &js, scaled);
+        compare(name + " rj " + std::to_string(i) + " replicas " + std::to_string(replicas), &js,
+                scaled);
       }
     }
     if (rjobs.size() > 1) {
@@ -169,23 +183,28 @@ TEST_CASE("check's verdict and message equal the server's on every generated edi
   CHECK(denied > 400);
 }
 
-TEST_CASE("Every finding of a single-leaf edit points at the line and column of the field it names", "[cli][check]") {
+TEST_CASE("Every finding of a single-leaf edit points at the line and column of the field it names",
+          "[cli][check]") {
   std::size_t located = 0;
   for (const auto& js : example_jobsets()) {
     std::vector<Json::json_pointer> leaves;
-    collect_leaves(js["spec"]["replicatedJobs"], Json::json_pointer("/spec/replicatedJobs"), leaves);
+    collect_leaves(js["spec"]["replicatedJobs"], Json::json_pointer("/spec/replicatedJobs"),
+                   leaves);
     for (const auto& leaf : leaves) {
       Json changed = js;
       changed[leaf] = edited(js[leaf]);
       const auto new_text = "---\n" + cli::to_yaml(changed);
-      auto report = cli::check_manifests(manifests_of({js}, "old.yaml"), cli::parse_manifests(new_text, "new.yaml").value(), Policy{});
+      auto report =
+          cli::check_manifests(manifests_of({js}, "old.yaml"),
+                               cli::parse_manifests(new_text, "new.yaml").value(), Policy{});
       REQUIRE(report.ok());
       const auto lines = lines_of(new_text);
       for (const auto& finding : report.value().jobsets.at(0).findings) {
         // The field a finding names is written in the new manifest (the leaf, or the list whose
         // entries changed), so the mark is its own, not an ancestor's.
         const auto tokens = cli::field_path_tokens(finding.error.field);
-        INFO(leaf.to_string() << ": " << finding.error.to_string() << " at " << finding.where.to_string());
+        INFO(leaf.to_string() << ": " << finding.error.to_string() << " at "
+                              << finding.where.to_string());
         REQUIRE_FALSE(tokens.empty());
         REQUIRE(changed.contains(Json::json_pointer(cli::json_pointer(tokens))));
         REQUIRE(finding.where.line >= 1);
@@ -212,15 +231,20 @@ TEST_CASE("An immutability finding shows the old value next to the new", "[cli][
   const Json old_js = jobset("js", "[]");
   SECTION("a changed image, with replicatedJobs matched by name across a reorder") {
     Json a = jobset("js", "[]"), b = jobset("js", "[]");
-    a["spec"]["replicatedJobs"] = {replicated_job("one", "bash:5.1"), replicated_job("two", "python:3")};
-    b["spec"]["replicatedJobs"] = {replicated_job("two", "python:3"), replicated_job("one", "bash:5.2")};
+    a["spec"]["replicatedJobs"] = {replicated_job("one", "bash:5.1"),
+                                   replicated_job("two", "python:3")};
+    b["spec"]["replicatedJobs"] = {replicated_job("two", "python:3"),
+                                   replicated_job("one", "bash:5.2")};
     const auto result = checked_one(a, b);
     REQUIRE(result.findings.size() == 2);
-    CHECK(result.findings[0].error.to_string().rfind("spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered", 0) == 0);
+    CHECK(result.findings[0].error.to_string().rfind(
+              "spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered",
+              0) == 0);
     CHECK_FALSE(result.findings[0].old_value);
     const auto& image = result.findings[1];
-    CHECK(image.error.to_string() ==
-          R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable)");
+    CHECK(
+        image.error.to_string() ==
+        R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable)");
     REQUIRE(image.old_value);
     CHECK(image.old_value->set);
     CHECK(image.old_value->printed == R"("bash:5.1")");
@@ -237,10 +261,13 @@ TEST_CASE("An immutability finding shows the old value next to the new", "[cli][
   }
 }
 
-TEST_CASE("A field spelled out on one side and left to its schema default on the other is no change", "[cli][check]") {
+TEST_CASE(
+    "A field spelled out on one side and left to its schema default on the other is no change",
+    "[cli][check]") {
   Json terse = jobset("js", "[]");
   terse["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
-  terse["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["ports"] = {{{"containerPort", 80}}};
+  terse["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
+       ["ports"] = {{{"containerPort", 80}}};
   terse["spec"]["failurePolicy"] = {{"maxRestarts", 3}};
   Json verbose = terse;
   auto& rj = verbose["spec"]["replicatedJobs"][0];
@@ -248,7 +275,8 @@ TEST_CASE("A field spelled out on one side and left to its schema default on the
   rj["groupName"] = "default";
   rj["template"]["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] = "TCP";
   verbose["spec"]["failurePolicy"]["restartStrategy"] = "Recreate";
-  for (const auto& [name, from, to] : {std::tuple{"written out in new", terse, verbose}, std::tuple{"dropped in new", verbose, terse}}) {
+  for (const auto& [name, from, to] : {std::tuple{"written out in new", terse, verbose},
+                                       std::tuple{"dropped in new", verbose, terse}}) {
     DYNAMIC_SECTION(name) {
       const auto result = checked_one(from, to);
       CHECK(result.allowed);
@@ -267,8 +295,9 @@ TEST_CASE("A field spelled out on one side and left to its schema default on the
 }
 
 // Both sides get the mutating webhook's defaults before the UPDATE rules run.
-TEST_CASE("completionMode: Indexed written out only in new is no change once the mutating defaults apply",
-          "[cli][check]") {
+TEST_CASE(
+    "completionMode: Indexed written out only in new is no change once the mutating defaults apply",
+    "[cli][check]") {
   Json terse = jobset("js", "[]");
   terse["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
   Json indexed = terse;
@@ -278,9 +307,12 @@ TEST_CASE("completionMode: Indexed written out only in new is no change once the
   CHECK(result.findings.empty());
 }
 
-TEST_CASE("JobSets are matched by namespace and name: new ones are created, missing ones deleted", "[cli][check]") {
-  Json a = jobset("a", "[]"), b = jobset("b", "[]"), c = jobset("c", "[]"), b_prod = jobset("b", "[]");
-  a["spec"]["replicatedJobs"] = b["spec"]["replicatedJobs"] = c["spec"]["replicatedJobs"] = {replicated_job("w", "bash")};
+TEST_CASE("JobSets are matched by namespace and name: new ones are created, missing ones deleted",
+          "[cli][check]") {
+  Json a = jobset("a", "[]"), b = jobset("b", "[]"), c = jobset("c", "[]"),
+       b_prod = jobset("b", "[]");
+  a["spec"]["replicatedJobs"] = b["spec"]["replicatedJobs"] =
+      c["spec"]["replicatedJobs"] = {replicated_job("w", "bash")};
   b_prod["spec"]["replicatedJobs"] = {replicated_job("w", "other")};
   b_prod["metadata"]["namespace"] = "prod";
   const auto report = checked({a, b}, {c, b_prod, b});
@@ -295,7 +327,9 @@ TEST_CASE("JobSets are matched by namespace and name: new ones are created, miss
   CHECK(report.jobsets[3].change == cli::Change::kDelete);
   CHECK(report.jobsets[3].allowed);
   CHECK(report.jobsets[3].where.to_string() == "old.yaml:2:1");
-  CHECK(report.summary() == "check: 3 JobSets: 0 denied, 3 allowed (1 updated, 2 created); 1 deleted; 0 other objects skipped");
+  CHECK(report.summary() ==
+        "check: 3 JobSets: 0 denied, 3 allowed (1 updated, 2 created); 1 deleted; 0 other objects "
+        "skipped");
 }
 
 TEST_CASE("A JobSet named twice on one side makes check and validate fail", "[cli][check]") {
@@ -304,13 +338,16 @@ TEST_CASE("A JobSet named twice on one side makes check and validate fail", "[cl
   const auto check = cli::check_manifests(twice, twice, Policy{});
   REQUIRE_FALSE(check.ok());
   CHECK(check.failure().message ==
-        "twice.yaml:10:1: --old holds JobSet default/a twice (first at twice.yaml:2:1); a cluster holds one");
+        "twice.yaml:10:1: --old holds JobSet default/a twice (first at twice.yaml:2:1); a cluster "
+        "holds one");
   const auto validate = cli::validate_manifests(twice, Policy{});
   REQUIRE_FALSE(validate.ok());
-  CHECK(validate.failure().message.find("the input holds JobSet default/a twice") != std::string::npos);
+  CHECK(validate.failure().message.find("the input holds JobSet default/a twice") !=
+        std::string::npos);
 }
 
-TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a denial", "[cli][check]") {
+TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a denial",
+          "[cli][check]") {
   Json one = jobset("js", "[]");
   one["spec"]["replicatedJobs"] = {replicated_job("w", "bash")};
   Json three = one;
@@ -321,6 +358,7 @@ TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a
   REQUIRE(report.jobsets.size() == 1);
   CHECK_FALSE(report.jobsets[0].allowed);
   CHECK(report.jobsets[0].message == server_verdict(&one, three, strict).message);
-  CHECK(report.jobsets[0].message ==
-        R"(JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable)");
+  CHECK(
+      report.jobsets[0].message ==
+      R"(JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable)");
 }

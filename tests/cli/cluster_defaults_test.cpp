@@ -11,7 +11,8 @@ using jobset_webhook::Hook;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
 
-TEST_CASE("The CRD's schema defaults fill what is absent under objects that exist", "[cli][cluster_defaults]") {
+TEST_CASE("The CRD's schema defaults fill what is absent under objects that exist",
+          "[cli][cluster_defaults]") {
   struct Case {
     std::string name;
     std::string input;
@@ -21,11 +22,14 @@ TEST_CASE("The CRD's schema defaults fill what is absent under objects that exis
       {"replicas and groupName of every replicatedJob",
        R"({"spec":{"replicatedJobs":[{"name":"a"},{"name":"b","replicas":3,"groupName":"g"}]}})",
        R"({"spec":{"replicatedJobs":[{"name":"a","groupName":"default","replicas":1},{"name":"b","replicas":3,"groupName":"g"}]}})"},
-      {"null is defaulted like absent", R"({"spec":{"replicatedJobs":[{"name":"a","replicas":null}]}})",
+      {"null is defaulted like absent",
+       R"({"spec":{"replicatedJobs":[{"name":"a","replicas":null}]}})",
        R"({"spec":{"replicatedJobs":[{"name":"a","replicas":1,"groupName":"default"}]}})"},
-      {"an explicit zero is kept", R"({"spec":{"replicatedJobs":[{"name":"a","replicas":0,"groupName":""}]}})",
+      {"an explicit zero is kept",
+       R"({"spec":{"replicatedJobs":[{"name":"a","replicas":0,"groupName":""}]}})",
        R"({"spec":{"replicatedJobs":[{"name":"a","replicas":0,"groupName":""}]}})"},
-      {"restartStrategy only inside a failurePolicy", R"({"spec":{"failurePolicy":{"maxRestarts":3}}})",
+      {"restartStrategy only inside a failurePolicy",
+       R"({"spec":{"failurePolicy":{"maxRestarts":3}}})",
        R"({"spec":{"failurePolicy":{"maxRestarts":3,"restartStrategy":"Recreate"}}})"},
       {"no failurePolicy, no restartStrategy", R"({"spec":{}})", R"({"spec":{}})"},
       {"whenDeleted only inside a retentionPolicy",
@@ -56,7 +60,8 @@ TEST_CASE("The CRD's schema defaults fill what is absent under objects that exis
   }
 }
 
-TEST_CASE("What the cluster stores is the schema defaults then the server's mutating patch", "[cli][cluster_defaults]") {
+TEST_CASE("What the cluster stores is the schema defaults then the server's mutating patch",
+          "[cli][cluster_defaults]") {
   std::size_t jobsets = 0;
   for (const auto& file : jobset_webhook::testing::example_files()) {
     const auto manifests = cli::load_manifests({file});
@@ -69,7 +74,8 @@ TEST_CASE("What the cluster stores is the schema defaults then the server's muta
             jobset_webhook::testing::admission_review("CREATE", want), Policy{}, Hook::kMutating);
         REQUIRE(response.at("allowed") == true);
         if (response.contains("patch")) {
-          want = want.patch(Json::parse(jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
+          want = want.patch(Json::parse(
+              jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
           cli::apply_schema_defaults(want);
         }
         const auto stored = cli::cluster_defaults(js.object, Policy{});

@@ -5,7 +5,9 @@
 namespace jobset_webhook::cli {
 // So that Catch prints a mark that differs.
 std::ostream& operator<<(std::ostream& out, const Mark& mark);
-std::ostream& operator<<(std::ostream& out, const Mark& mark) { return out << mark.line << ":" << mark.column; }
+std::ostream& operator<<(std::ostream& out, const Mark& mark) {
+  return out << mark.line << ":" << mark.column;
+}
 }  // namespace jobset_webhook::cli
 
 namespace cli = jobset_webhook::cli;
@@ -22,7 +24,8 @@ f: 1.5
 g: 0x10
 h: bash:5.2
 i: 99999999999999999999
-)", "test.yaml");
+)",
+                                              "test.yaml");
   REQUIRE(docs.ok());
   REQUIRE(docs.value().size() == 1);
   const auto& d = docs.value()[0];
@@ -37,16 +40,18 @@ i: 99999999999999999999
   CHECK(d["i"] == "99999999999999999999");
 }
 
-TEST_CASE("Plain scalars follow the YAML 1.2 core schema's integer and float forms", "[cli][documents]") {
+TEST_CASE("Plain scalars follow the YAML 1.2 core schema's integer and float forms",
+          "[cli][documents]") {
   struct Case {
     std::string scalar;
     Json want;
   };
   const std::vector<Case> cases = {
-      {"+1", 1}, {"-0", 0}, {"007", 7}, {"0o17", 15}, {"0x1F", 31}, {"1e3", 1000.0}, {".5", 0.5}, {"5.", 5.0},
-      {"-.5e-3", -0.0005}, {"+2.5E+2", 250.0}, {"0x", "0x"}, {"0o8", "0o8"}, {"-0x10", "-0x10"}, {"0x1G", "0x1G"},
-      {"1e", "1e"}, {"e3", "e3"}, {"+", "+"}, {".", "."}, {"1_000", "1_000"}, {"1.2.3", "1.2.3"},
-      {".e1", ".e1"}, {"1e+", "1e+"}, {"12abc", "12abc"},
+      {"+1", 1},       {"-0", 0},      {"007", 7},         {"0o17", 15},        {"0x1F", 31},
+      {"1e3", 1000.0}, {".5", 0.5},    {"5.", 5.0},        {"-.5e-3", -0.0005}, {"+2.5E+2", 250.0},
+      {"0x", "0x"},    {"0o8", "0o8"}, {"-0x10", "-0x10"}, {"0x1G", "0x1G"},    {"1e", "1e"},
+      {"e3", "e3"},    {"+", "+"},     {".", "."},         {"1_000", "1_000"},  {"1.2.3", "1.2.3"},
+      {".e1", ".e1"},  {"1e+", "1e+"}, {"12abc", "12abc"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.scalar) {
@@ -72,7 +77,8 @@ TEST_CASE("Malformed YAML is a failure with its line", "[cli][documents]") {
 }
 
 TEST_CASE("Deeply nested YAML is refused without a crash", "[cli][documents]") {
-  const auto docs = cli::parse_yaml_documents(std::string(100000, '[') + std::string(100000, ']'), "deep.yaml");
+  const auto docs =
+      cli::parse_yaml_documents(std::string(100000, '[') + std::string(100000, ']'), "deep.yaml");
   REQUIRE_FALSE(docs.ok());
   CHECK(docs.failure().message == "deep.yaml:1:1: document nested too deeply");
   std::string block;
@@ -80,7 +86,8 @@ TEST_CASE("Deeply nested YAML is refused without a crash", "[cli][documents]") {
   const auto blocks = cli::parse_yaml_documents(block + "x\n", "block.yaml");
   REQUIRE_FALSE(blocks.ok());
   CHECK(blocks.failure().message == "block.yaml:1:1000: document nested too deeply");
-  const auto fine = cli::parse_yaml_documents(std::string(300, '[') + std::string(300, ']'), "300.yaml");
+  const auto fine =
+      cli::parse_yaml_documents(std::string(300, '[') + std::string(300, ']'), "300.yaml");
   REQUIRE(fine.ok());
 }
 
@@ -111,9 +118,12 @@ TEST_CASE("A key repeated in a mapping is a failure with its line and column", "
   CHECK(docs.failure().message == R"(dup.yaml:3:3: duplicate key "image")");
 }
 
-TEST_CASE("Located documents mark members at their keys and elements at their start", "[cli][documents]") {
+TEST_CASE("Located documents mark members at their keys and elements at their start",
+          "[cli][documents]") {
   const auto docs = cli::parse_located_documents(
-      "kind: A\nspec:\n  list:\n  - name: x\n    image: y\n  - plain\n---\n{\"a\": {\"b/c~\": [1, 2]}}\n", "m.yaml");
+      "kind: A\nspec:\n  list:\n  - name: x\n    image: y\n  - plain\n---\n{\"a\": {\"b/c~\": [1, "
+      "2]}}\n",
+      "m.yaml");
   REQUIRE(docs.ok());
   REQUIRE(docs.value().size() == 2);
   const auto& first = docs.value()[0].marks;
@@ -140,8 +150,10 @@ TEST_CASE("Located documents mark members at their keys and elements at their st
   CHECK(second.at("/a/b~1c~0/1") == cli::Mark{8, 20});
 }
 
-TEST_CASE("to_yaml quotes what YAML would read as another type, and reads back equal", "[cli][documents]") {
-  const auto value = Json::parse(R"({"t":"true","n":"1","f":"1.5","e":"","z":"null","tilde":"~","multi":"a\nb",
+TEST_CASE("to_yaml quotes what YAML would read as another type, and reads back equal",
+          "[cli][documents]") {
+  const auto value =
+      Json::parse(R"({"t":"true","n":"1","f":"1.5","e":"","z":"null","tilde":"~","multi":"a\nb",
     "colon":"a: b","hash":"# x","num":1,"float":1.0,"big":1e300,"neg":-3,"bool":false,"nul":null,
     "list":[],"map":{},"nested":[{"a":["x",{"b":"0x10"}]}],"":"empty key","1":"numeric key","unicode":"héllo"})");
   const auto text = cli::to_yaml(value);
@@ -169,7 +181,8 @@ TEST_CASE("A YAML string with invalid UTF-8 is refused with its line", "[cli][do
 TEST_CASE("A 1 MiB scalar loads whole, digits or not", "[cli][documents]") {
   const std::string digits(1 << 20, '7');
   const std::string text(1 << 20, 'x');
-  const auto docs = cli::parse_yaml_documents("a: " + digits + "\nb: " + text + "\nc: '" + text + "'\n", "big.yaml");
+  const auto docs = cli::parse_yaml_documents(
+      "a: " + digits + "\nb: " + text + "\nc: '" + text + "'\n", "big.yaml");
   REQUIRE(docs.ok());
   CHECK(docs.value()[0]["a"] == digits);  // out of int64 and double range: kept as text
   CHECK(docs.value()[0]["b"] == text);
@@ -202,9 +215,11 @@ TEST_CASE("Duplicate mapping keys are refused, as kubectl refuses them", "[cli][
 }
 
 TEST_CASE("Merge keys are refused rather than read as a field named <<", "[cli][documents]") {
-  const auto docs = cli::parse_yaml_documents("base: &b {a: 1}\nderived:\n  <<: *b\n  c: 2\n", "merge.yaml");
+  const auto docs =
+      cli::parse_yaml_documents("base: &b {a: 1}\nderived:\n  <<: *b\n  c: 2\n", "merge.yaml");
   REQUIRE_FALSE(docs.ok());
-  CHECK(docs.failure().message == "merge.yaml:3:3: merge keys (<<) are not supported; write the fields out");
+  CHECK(docs.failure().message ==
+        "merge.yaml:3:3: merge keys (<<) are not supported; write the fields out");
   const auto quoted = cli::parse_yaml_documents("'<<': 1\n", "quoted.yaml");
   REQUIRE(quoted.ok());
   CHECK(quoted.value()[0]["<<"] == 1);
@@ -231,7 +246,8 @@ TEST_CASE("A stray comma before a flow collection is refused, not looped on", "[
   }
 }
 
-TEST_CASE("Anchors belong to their document, and an alias inside its own anchor is refused", "[cli][documents]") {
+TEST_CASE("Anchors belong to their document, and an alias inside its own anchor is refused",
+          "[cli][documents]") {
   const auto docs = cli::parse_yaml_documents("a: &x 1\nb: *x\n---\nc: &x 2\nd: *x\n", "two.yaml");
   REQUIRE(docs.ok());
   REQUIRE(docs.value().size() == 2);

@@ -49,11 +49,13 @@ TEST_CASE("Field-error paths become JSON pointer tokens", "[cli][manifests]") {
   };
   const std::vector<Case> cases = {
       {"spec.replicatedJobs[0].template.spec.template.spec.containers[1].image",
-       {"spec", "replicatedJobs", "0", "template", "spec", "template", "spec", "containers", "1", "image"}},
+       {"spec", "replicatedJobs", "0", "template", "spec", "template", "spec", "containers", "1",
+        "image"}},
       {"metadata.labels[app]", {"metadata", "labels", "app"}},
       {"metadata.labels[app.kubernetes.io/name]", {"metadata", "labels", "app.kubernetes.io/name"}},
       {"spec.nodeSelector[a[b]].x", {"spec", "nodeSelector", "a[b]", "x"}},
-      {"spec.volumeClaimPolicies[0].template[1].name", {"spec", "volumeClaimPolicies", "0", "template", "1", "name"}},
+      {"spec.volumeClaimPolicies[0].template[1].name",
+       {"spec", "volumeClaimPolicies", "0", "template", "1", "name"}},
       {"spec", {"spec"}},
       {"<nil>", {}},
   };
@@ -63,7 +65,8 @@ TEST_CASE("Field-error paths become JSON pointer tokens", "[cli][manifests]") {
   CHECK(cli::json_pointer({"metadata", "labels", "a.b/c~d"}) == "/metadata/labels/a.b~1c~0d");
 }
 
-TEST_CASE("A finding is located at its field, or at the nearest ancestor written out", "[cli][manifests]") {
+TEST_CASE("A finding is located at its field, or at the nearest ancestor written out",
+          "[cli][manifests]") {
   const auto m = parsed(kJobSet);
   REQUIRE(m.jobsets.size() == 1);
   const auto& js = m.jobsets[0];
@@ -89,8 +92,9 @@ TEST_CASE("A finding is located at its field, or at the nearest ancestor written
 }
 
 TEST_CASE("Multi-document files keep JobSets, and skip and count other kinds", "[cli][manifests]") {
-  const auto m = parsed("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n---\n" + kJobSet +
-                        "---\napiVersion: jobset.x-k8s.io/v1alpha1\nkind: JobSet\nmetadata:\n  name: old-api\n");
+  const auto m = parsed(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n---\n" + kJobSet +
+      "---\napiVersion: jobset.x-k8s.io/v1alpha1\nkind: JobSet\nmetadata:\n  name: old-api\n");
   REQUIRE(m.jobsets.size() == 1);
   CHECK(m.jobsets[0].where().to_string() == "m.yaml:6:1");
   CHECK(m.jobsets[0].locate("spec.replicatedJobs[0].name").to_string() == "m.yaml:14:5");
@@ -131,63 +135,81 @@ metadata:
   CHECK(m.skipped[0].where.to_string() == "m.yaml:13:3");
   // A typed list (JobSetList) and JSON read the same way.
   const auto json = parsed(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSetList","items":[
-{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"b"}}]})", "l.json");
+{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"b"}}]})",
+                           "l.json");
   REQUIRE(json.jobsets.size() == 1);
   CHECK(json.jobsets[0].where().to_string() == "l.json:2:1");
 }
 
-TEST_CASE("Documents that cannot be Kubernetes objects are failures naming their place", "[cli][manifests]") {
+TEST_CASE("Documents that cannot be Kubernetes objects are failures naming their place",
+          "[cli][manifests]") {
   struct Case {
     std::string name;
     std::string text;
     std::string want;
   };
   const std::vector<Case> cases = {
-      {"a scalar document", "hello\n", "bad.yaml:1:1: a document must be a Kubernetes object (a mapping), got string"},
-      {"a list document", "- a\n", "bad.yaml:1:1: a document must be a Kubernetes object (a mapping), got array"},
-      {"no kind", "apiVersion: v1\nmetadata: {}\n", "bad.yaml:1:1: not a Kubernetes object: kind is missing or not a string"},
-      {"no apiVersion", "kind: JobSet\n", "bad.yaml:1:1: not a Kubernetes object: apiVersion is missing or not a string"},
-      {"malformed YAML", "kind: JobSet\nspec: [1,\n", "bad.yaml:3:1: end of sequence flow not found"},
+      {"a scalar document", "hello\n",
+       "bad.yaml:1:1: a document must be a Kubernetes object (a mapping), got string"},
+      {"a list document", "- a\n",
+       "bad.yaml:1:1: a document must be a Kubernetes object (a mapping), got array"},
+      {"no kind", "apiVersion: v1\nmetadata: {}\n",
+       "bad.yaml:1:1: not a Kubernetes object: kind is missing or not a string"},
+      {"no apiVersion", "kind: JobSet\n",
+       "bad.yaml:1:1: not a Kubernetes object: apiVersion is missing or not a string"},
+      {"malformed YAML", "kind: JobSet\nspec: [1,\n",
+       "bad.yaml:3:1: end of sequence flow not found"},
       {"a JobSet without metadata", "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n",
        "bad.yaml:1:1: JobSet has no metadata mapping"},
-      {"a JobSet without a name", "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  labels: {}\n",
+      {"a JobSet without a name",
+       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  labels: {}\n",
        "bad.yaml:3:1: JobSet has neither metadata.name nor metadata.generateName"},
-      {"a name that is not a string", "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: [a]\n",
+      {"a name that is not a string",
+       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: [a]\n",
        "bad.yaml:4:3: JobSet metadata.name must be a string"},
       {"a spec that is not a mapping",
        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec: [1]\n",
        "bad.yaml:5:1: JobSet spec must be a mapping"},
       {"replicatedJobs that are not a list",
-       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec:\n  replicatedJobs: {}\n",
+       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec:\n  "
+       "replicatedJobs: {}\n",
        "bad.yaml:6:3: JobSet spec.replicatedJobs must be a list"},
       {"a replicatedJob that is not a mapping",
-       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec:\n  replicatedJobs:\n  - name: w\n  - 3\n",
+       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: a\nspec:\n  "
+       "replicatedJobs:\n  - name: w\n  - 3\n",
        "bad.yaml:8:5: JobSet spec.replicatedJobs[1] must be a mapping"},
-      {"List items that are not a list", "apiVersion: v1\nkind: List\nitems: 3\n", "bad.yaml:3:1: items of a List must be a list"},
+      {"List items that are not a list", "apiVersion: v1\nkind: List\nitems: 3\n",
+       "bad.yaml:3:1: items of a List must be a list"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) { CHECK(failure_of(c.text) == c.want); }
   }
 }
 
-TEST_CASE("Two JobSets with one namespace and name on one side are a failure naming both", "[cli][manifests]") {
+TEST_CASE("Two JobSets with one namespace and name on one side are a failure naming both",
+          "[cli][manifests]") {
   auto m = parsed(kJobSet + "---\n" + kJobSet);
   const auto duplicate = cli::find_duplicate(m, "--new");
   REQUIRE(duplicate);
-  CHECK(duplicate->message == "m.yaml:18:1: --new holds JobSet default/js twice (first at m.yaml:1:1); a cluster holds one");
+  CHECK(duplicate->message ==
+        "m.yaml:18:1: --new holds JobSet default/js twice (first at m.yaml:1:1); a cluster holds "
+        "one");
   // Another namespace is another JobSet.
-  auto other = parsed(kJobSet + "---\n" + kJobSet.substr(0, kJobSet.find("  labels")) + "  namespace: prod\n");
+  auto other = parsed(kJobSet + "---\n" + kJobSet.substr(0, kJobSet.find("  labels")) +
+                      "  namespace: prod\n");
   CHECK_FALSE(cli::find_duplicate(other, "--new"));
 }
 
-TEST_CASE("A directory is read recursively, manifest extensions only, in sorted order", "[cli][manifests]") {
+TEST_CASE("A directory is read recursively, manifest extensions only, in sorted order",
+          "[cli][manifests]") {
   ScratchDir dir;
   const auto named = [](const std::string& name) {
     return "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: " + name + "\n";
   };
   dir.write("b.yaml", named("b"));
   dir.write("a/z.yml", named("z"));
-  dir.write("a/y.json", R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"y"}})");
+  dir.write("a/y.json",
+            R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"y"}})");
   dir.write("c.txt", "not: read\n");
   dir.write("README.md", "# not read\n");
   const auto m = cli::load_manifests({dir.path()});

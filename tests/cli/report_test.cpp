@@ -22,13 +22,16 @@ cli::Report sample_report() {
   denied.name = "js";
   denied.where = {"manifests/new,1:x%.yaml", 3, 1};
   denied.allowed = false;
-  denied.message = "JobSet.jobset.x-k8s.io \"js\" is invalid: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable";
-  denied.findings.push_back({field::Error{field::ErrorType::kInvalid, "spec.x", field::BadValue::string("a<b>&c\n%"),
-                                          "field is immutable"},
-                             {"manifests/new,1:x%.yaml", 12, 7},
-                             cli::OldValue{true, "\"old\x01\xff\""}});
-  denied.findings.push_back({field::Error{field::ErrorType::kForbidden, "spec.replicatedJobs", std::nullopt,
-                                          "field is immutable: added \"b\""},
+  denied.message =
+      "JobSet.jobset.x-k8s.io \"js\" is invalid: spec.x: Invalid value: \"a<b>&c\\n%\": field is "
+      "immutable";
+  denied.findings.push_back(
+      {field::Error{field::ErrorType::kInvalid, "spec.x", field::BadValue::string("a<b>&c\n%"),
+                    "field is immutable"},
+       {"manifests/new,1:x%.yaml", 12, 7},
+       cli::OldValue{true, "\"old\x01\xff\""}});
+  denied.findings.push_back({field::Error{field::ErrorType::kForbidden, "spec.replicatedJobs",
+                                          std::nullopt, "field is immutable: added \"b\""},
                              {"manifests/new,1:x%.yaml", 8, 3},
                              std::nullopt});
   denied.warnings = {"100% scaled\nnext line"};
@@ -57,13 +60,17 @@ TEST_CASE("Formats are named text, json, junit, sarif and github", "[cli][report
   CHECK_FALSE(cli::parse_format("xml"));
 }
 
-TEST_CASE("The text report is one compiler-style line per finding, then the summary", "[cli][report]") {
+TEST_CASE("The text report is one compiler-style line per finding, then the summary",
+          "[cli][report]") {
   CHECK(cli::render(sample_report(), cli::Format::kText) ==
-        "manifests/new,1:x%.yaml:12:7: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable (old value: \"old\x01\xff\")\n"
-        "manifests/new,1:x%.yaml:8:3: spec.replicatedJobs: Forbidden: field is immutable: added \"b\"\n"
+        "manifests/new,1:x%.yaml:12:7: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable "
+        "(old value: \"old\x01\xff\")\n"
+        "manifests/new,1:x%.yaml:8:3: spec.replicatedJobs: Forbidden: field is immutable: added "
+        "\"b\"\n"
         "manifests/new,1:x%.yaml:3:1: warning: 100% scaled\nnext line\n"
         "old/gone.yaml:2:1: note: JobSet default/gone deleted (only in --old)\n"
-        "check: 2 JobSets: 1 denied, 1 allowed (1 updated, 1 created); 1 deleted; 1 other object skipped\n");
+        "check: 2 JobSets: 1 denied, 1 allowed (1 updated, 1 created); 1 deleted; 1 other object "
+        "skipped\n");
 }
 
 TEST_CASE("The json report follows the documented schema and is valid UTF-8", "[cli][report]") {
@@ -71,11 +78,14 @@ TEST_CASE("The json report follows the documented schema and is valid UTF-8", "[
   CHECK(out["schema"] == "jobset-webhook/report/v1");
   CHECK(out["command"] == "check");
   CHECK(out["allowed"] == false);
-  CHECK(out["summary"] == Json::parse(R"({"jobsets":2,"allowed":1,"denied":1,"updated":1,"created":1,"deleted":1,"skipped":1,
+  CHECK(out["summary"] ==
+        Json::parse(
+            R"({"jobsets":2,"allowed":1,"denied":1,"updated":1,"created":1,"deleted":1,"skipped":1,
     "text":"check: 2 JobSets: 1 denied, 1 allowed (1 updated, 1 created); 1 deleted; 1 other object skipped"})"));
   REQUIRE(out["jobsets"].size() == 3);
   const auto& js = out["jobsets"][0];
-  CHECK(js == Json::parse(R"J({"namespace":"default","name":"js","operation":"UPDATE","allowed":false,
+  CHECK(js ==
+        Json::parse(R"J({"namespace":"default","name":"js","operation":"UPDATE","allowed":false,
     "file":"manifests/new,1:x%.yaml","line":3,"column":1,
     "message":"JobSet.jobset.x-k8s.io \"js\" is invalid: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable",
     "findings":[
@@ -90,7 +100,10 @@ TEST_CASE("The json report follows the documented schema and is valid UTF-8", "[
   CHECK(out["jobsets"][1]["allowed"] == true);
   CHECK(out["jobsets"][1]["message"] == "");
   CHECK(out["jobsets"][2]["operation"] == "DELETE");
-  CHECK(out["skipped"] == Json::parse(R"([{"file":"manifests/cm.yaml","line":1,"column":1,"apiVersion":"v1","kind":"ConfigMap","name":"cm"}])"));
+  CHECK(
+      out["skipped"] ==
+      Json::parse(
+          R"([{"file":"manifests/cm.yaml","line":1,"column":1,"apiVersion":"v1","kind":"ConfigMap","name":"cm"}])"));
 }
 
 TEST_CASE("The junit report is well-formed XML with one test case per JobSet", "[cli][report]") {
@@ -111,17 +124,21 @@ TEST_CASE("The junit report is well-formed XML with one test case per JobSet", "
   const auto failures = cases[0]->all("failure");
   REQUIRE(failures.size() == 1);
   CHECK(failures[0]->attributes.at("message") ==
-        "JobSet.jobset.x-k8s.io \"js\" is invalid: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable");
+        "JobSet.jobset.x-k8s.io \"js\" is invalid: spec.x: Invalid value: \"a<b>&c\\n%\": field is "
+        "immutable");
   // The control character and the stray byte become U+FFFD: XML 1.0 cannot carry them.
   CHECK(failures[0]->text ==
-        "manifests/new,1:x%.yaml:12:7: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable (old value: \"old\xEF\xBF\xBD\xEF\xBF\xBD\")\n"
-        "manifests/new,1:x%.yaml:8:3: spec.replicatedJobs: Forbidden: field is immutable: added \"b\"\n");
+        "manifests/new,1:x%.yaml:12:7: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable "
+        "(old value: \"old\xEF\xBF\xBD\xEF\xBF\xBD\")\n"
+        "manifests/new,1:x%.yaml:8:3: spec.replicatedJobs: Forbidden: field is immutable: added "
+        "\"b\"\n");
   CHECK(cases[0]->all("system-out").at(0)->text == "warning: 100% scaled\nnext line\n");
   CHECK(cases[1]->all("failure").empty());
   CHECK(cases[2]->all("system-out").at(0)->text == "JobSet default/gone deleted (only in --old)\n");
 }
 
-TEST_CASE("The sarif report has SARIF 2.1.0's required fields and one result per finding", "[cli][report]") {
+TEST_CASE("The sarif report has SARIF 2.1.0's required fields and one result per finding",
+          "[cli][report]") {
   const auto sarif = Json::parse(cli::render(sample_report(), cli::Format::kSarif));
   CHECK(sarif["version"] == "2.1.0");
   CHECK(sarif["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json");
@@ -143,21 +160,30 @@ TEST_CASE("The sarif report has SARIF 2.1.0's required fields and one result per
   CHECK(results[0]["ruleId"] == "FieldValueInvalid");
   CHECK(results[0]["level"] == "error");
   CHECK(results[0]["message"]["text"] ==
-        "JobSet default/js: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable (old value: \"old\x01\xEF\xBF\xBD\")");
-  CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "manifests/new%2C1%3Ax%25.yaml");
-  CHECK(results[0]["locations"][0]["physicalLocation"]["region"] == Json::parse(R"({"startLine":12,"startColumn":7})"));
+        "JobSet default/js: spec.x: Invalid value: \"a<b>&c\\n%\": field is immutable (old value: "
+        "\"old\x01\xEF\xBF\xBD\")");
+  CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
+        "manifests/new%2C1%3Ax%25.yaml");
+  CHECK(results[0]["locations"][0]["physicalLocation"]["region"] ==
+        Json::parse(R"({"startLine":12,"startColumn":7})"));
   CHECK(results[1]["ruleId"] == "FieldValueForbidden");
   CHECK(results[2]["ruleId"] == "AdmissionWarning");
   CHECK(results[2]["level"] == "warning");
 }
 
-TEST_CASE("The github report is workflow commands with data and properties escaped", "[cli][report]") {
-  CHECK(cli::render(sample_report(), cli::Format::kGithub) ==
-        "::error file=manifests/new%2C1%3Ax%25.yaml,line=12,col=7,title=JobSet default/js (UPDATE)::"
-        "spec.x: Invalid value: \"a<b>&c\\n%25\": field is immutable (old value: \"old\x01\xEF\xBF\xBD\")\n"
-        "::error file=manifests/new%2C1%3Ax%25.yaml,line=8,col=3,title=JobSet default/js (UPDATE)::"
-        "spec.replicatedJobs: Forbidden: field is immutable: added \"b\"\n"
-        "::warning file=manifests/new%2C1%3Ax%25.yaml,line=3,col=1,title=JobSet default/js (UPDATE)::100%25 scaled%0Anext line\n"
-        "::notice file=old/gone.yaml,line=2,col=1,title=JobSet default/gone::JobSet default/gone deleted (only in --old)\n"
-        "check: 2 JobSets: 1 denied, 1 allowed (1 updated, 1 created); 1 deleted; 1 other object skipped\n");
+TEST_CASE("The github report is workflow commands with data and properties escaped",
+          "[cli][report]") {
+  CHECK(
+      cli::render(sample_report(), cli::Format::kGithub) ==
+      "::error file=manifests/new%2C1%3Ax%25.yaml,line=12,col=7,title=JobSet default/js (UPDATE)::"
+      "spec.x: Invalid value: \"a<b>&c\\n%25\": field is immutable (old value: "
+      "\"old\x01\xEF\xBF\xBD\")\n"
+      "::error file=manifests/new%2C1%3Ax%25.yaml,line=8,col=3,title=JobSet default/js (UPDATE)::"
+      "spec.replicatedJobs: Forbidden: field is immutable: added \"b\"\n"
+      "::warning file=manifests/new%2C1%3Ax%25.yaml,line=3,col=1,title=JobSet default/js "
+      "(UPDATE)::100%25 scaled%0Anext line\n"
+      "::notice file=old/gone.yaml,line=2,col=1,title=JobSet default/gone::JobSet default/gone "
+      "deleted (only in --old)\n"
+      "check: 2 JobSets: 1 denied, 1 allowed (1 updated, 1 created); 1 deleted; 1 other object "
+      "skipped\n");
 }

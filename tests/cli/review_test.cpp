@@ -12,7 +12,8 @@ using jobset_webhook::testing::run_cli;
 
 namespace {
 
-const std::string kUpdate = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+const std::string kUpdate =
+    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
   "uid":"u-1","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},"operation":"UPDATE",
   "object":{"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":{"parallelism":2}}}]}},
   "oldObject":{"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":{"parallelism":1}}}]}}}})";
@@ -25,8 +26,10 @@ std::string write_temp(const std::string& name, const std::string& content) {
 
 }  // namespace
 
-TEST_CASE("review prints exactly what the decision core answers, from stdin or a file", "[cli][review]") {
-  const auto expected = jobset_webhook::admission::handle_review(kUpdate, Policy{}, Hook::kValidating);
+TEST_CASE("review prints exactly what the decision core answers, from stdin or a file",
+          "[cli][review]") {
+  const auto expected =
+      jobset_webhook::admission::handle_review(kUpdate, Policy{}, Hook::kValidating);
   REQUIRE(expected.ok());
   const auto from_stdin = run_cli("review", kUpdate);
   CHECK(from_stdin.exit_code == 0);
@@ -53,7 +56,8 @@ TEST_CASE("review reads the policy file", "[cli][review]") {
   CHECK(run_cli("review -", scaled).out.find(R"("allowed":true)") != std::string::npos);
   const auto strict = run_cli("review --config " + config + " -", scaled);
   CHECK(strict.exit_code == 0);
-  CHECK(strict.out.find("spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable") != std::string::npos);
+  CHECK(strict.out.find("spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable") !=
+        std::string::npos);
 }
 
 TEST_CASE("review refuses a bad policy file, naming the key", "[cli][review]") {
@@ -71,15 +75,18 @@ TEST_CASE("review on a missing file exits 2 naming it", "[cli][review]") {
 
 namespace {
 
-const std::string kCreate = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+const std::string kCreate =
+    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
   "uid":"u-2","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},"operation":"CREATE",
   "object":{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js"},"spec":{"replicatedJobs":[
     {"name":"w","replicas":2,"template":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}}]}}}})";
 
 }  // namespace
 
-TEST_CASE("review --mutate answers a create as the mutating webhook, with the defaults patch", "[cli][review]") {
-  const auto expected = jobset_webhook::admission::handle_review(kCreate, Policy{}, Hook::kMutating);
+TEST_CASE("review --mutate answers a create as the mutating webhook, with the defaults patch",
+          "[cli][review]") {
+  const auto expected =
+      jobset_webhook::admission::handle_review(kCreate, Policy{}, Hook::kMutating);
   REQUIRE(expected.ok());
   const auto r = run_cli("review --mutate -", kCreate);
   CHECK(r.exit_code == 0);
@@ -89,7 +96,8 @@ TEST_CASE("review --mutate answers a create as the mutating webhook, with the de
   CHECK(response["allowed"] == true);
   CHECK(response["patchType"] == "JSONPatch");
   // base64 of [{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}},...]
-  CHECK(response["patch"].get<std::string>().rfind("W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3VjY2Vzc1BvbGljeSIs", 0) == 0);
+  CHECK(response["patch"].get<std::string>().rfind(
+            "W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3VjY2Vzc1BvbGljeSIs", 0) == 0);
 }
 
 TEST_CASE("review answers a create as the validating webhook", "[cli][review]") {
@@ -98,18 +106,23 @@ TEST_CASE("review answers a create as the validating webhook", "[cli][review]") 
   bad.replace(bad.find(R"("replicas":2)"), 12, R"("replicas":-1)");
   const auto r = run_cli("review -", bad);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find(R"(spec.replicatedJobs[0].replicas: Invalid value: -1: spec.replicatedJobs[0].replicas in body )"
-                   R"(should be greater than or equal to 0)") != std::string::npos);
+  CHECK(
+      r.out.find(
+          R"(spec.replicatedJobs[0].replicas: Invalid value: -1: spec.replicatedJobs[0].replicas in body )"
+          R"(should be greater than or equal to 0)") != std::string::npos);
 }
 
 TEST_CASE("review --config turns upstream's feature gates on", "[cli][review]") {
-  const std::string in_place = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+  const std::string in_place =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
     "uid":"u-3","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},"operation":"CREATE",
     "object":{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js"},"spec":{
       "failurePolicy":{"restartStrategy":"InPlaceRestart"},"replicatedJobs":[{"name":"w","template":{"spec":{
         "parallelism":1,"completions":1,"backoffLimit":2147483647,"podReplacementPolicy":"Failed",
         "template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}}]}}}})";
-  CHECK(run_cli("review -", in_place).out.find("InPlaceRestart feature gate is disabled") != std::string::npos);
+  CHECK(run_cli("review -", in_place).out.find("InPlaceRestart feature gate is disabled") !=
+        std::string::npos);
   const auto config = write_temp("policy-gates.yaml", "featureGates:\n  InPlaceRestart: true\n");
-  CHECK(run_cli("review --config " + config + " -", in_place).out.find(R"("allowed":true)") != std::string::npos);
+  CHECK(run_cli("review --config " + config + " -", in_place).out.find(R"("allowed":true)") !=
+        std::string::npos);
 }

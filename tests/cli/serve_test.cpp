@@ -47,7 +47,8 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
-      const auto r = run_cli("serve --bind 127.0.0.1 --port 0 --health-port 0 --metrics-port 0 " + c.args);
+      const auto r =
+          run_cli("serve --bind 127.0.0.1 --port 0 --health-port 0 --metrics-port 0 " + c.args);
       CHECK(r.exit_code == 2);
       if (!c.error.empty()) {
         const auto line = Json::parse(r.err);
@@ -60,9 +61,11 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
 }
 
 TEST_CASE("serve --log-format text writes its lines for people", "[cli][serve][log]") {
-  const auto r = run_cli("serve --port 0 --health-port 0 --metrics-port 0 --log-format text --cert-dir /nonexistent");
+  const auto r = run_cli(
+      "serve --port 0 --health-port 0 --metrics-port 0 --log-format text --cert-dir /nonexistent");
   CHECK(r.exit_code == 2);
   REQUIRE(r.err.size() > 28);
   CHECK(r.err.substr(27) ==
-        " ERROR cannot serve error=\"cannot read /nonexistent/tls.crt: No such file or directory\"\n");
+        " ERROR cannot serve error=\"cannot read /nonexistent/tls.crt: No such file or "
+        "directory\"\n");
 }

@@ -16,8 +16,10 @@ using jobset_webhook::testing::verify_serving_certificate;
 
 namespace {
 
-cli::ServingCertificates issue(cli::KeyType type = cli::KeyType::kEcdsaP256, std::vector<std::string> extra = {}) {
-  auto issued = cli::issue_serving_certificates({"jobset-webhook", "jobset-system", std::move(extra), 30, type});
+cli::ServingCertificates issue(cli::KeyType type = cli::KeyType::kEcdsaP256,
+                               std::vector<std::string> extra = {}) {
+  auto issued = cli::issue_serving_certificates(
+      {"jobset-webhook", "jobset-system", std::move(extra), 30, type});
   INFO((issued.ok() ? "" : issued.failure().message));
   REQUIRE(issued.ok());
   return issued.value();
@@ -32,16 +34,20 @@ ossl::X509Ptr only_certificate(const std::string& pem) {
 // "DNS:name" and "IP:address" for every subjectAltName, in order.
 std::vector<std::string> subject_alt_names(X509* cert) {
   std::vector<std::string> out;
-  auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  auto* names =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
   for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
     const GENERAL_NAME* name = sk_GENERAL_NAME_value(names, i);
     if (name->type == GEN_DNS) {
-      out.push_back("DNS:" + std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(name->d.dNSName)),
-                                         static_cast<std::size_t>(ASN1_STRING_length(name->d.dNSName))));
+      out.push_back(
+          "DNS:" +
+          std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(name->d.dNSName)),
+                      static_cast<std::size_t>(ASN1_STRING_length(name->d.dNSName))));
     } else if (name->type == GEN_IPADD) {
       char text[INET6_ADDRSTRLEN] = {};
       const int len = ASN1_STRING_length(name->d.iPAddress);
-      inet_ntop(len == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(name->d.iPAddress), text, sizeof text);
+      inet_ntop(len == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(name->d.iPAddress), text,
+                sizeof text);
       out.push_back(std::string("IP:") + text);
     }
   }
@@ -51,9 +57,11 @@ std::vector<std::string> subject_alt_names(X509* cert) {
 
 }  // namespace
 
-TEST_CASE("A Service is reached by its name, NAME.NS, NAME.NS.svc and the cluster-local name", "[cli][x509]") {
+TEST_CASE("A Service is reached by its name, NAME.NS, NAME.NS.svc and the cluster-local name",
+          "[cli][x509]") {
   CHECK(cli::service_dns_names("jobset-webhook", "jobset-system") ==
-        std::vector<std::string>{"jobset-webhook", "jobset-webhook.jobset-system", "jobset-webhook.jobset-system.svc",
+        std::vector<std::string>{"jobset-webhook", "jobset-webhook.jobset-system",
+                                 "jobset-webhook.jobset-system.svc",
                                  "jobset-webhook.jobset-system.svc.cluster.local"});
 }
 
@@ -88,7 +96,8 @@ TEST_CASE("Extra SANs are IP literals or lowercase DNS names", "[cli][x509]") {
   }
 }
 
-TEST_CASE("The serving certificate verifies against its CA for every Service name, as a TLS server", "[cli][x509]") {
+TEST_CASE("The serving certificate verifies against its CA for every Service name, as a TLS server",
+          "[cli][x509]") {
   for (const auto type : {cli::KeyType::kEcdsaP256, cli::KeyType::kRsa2048}) {
     DYNAMIC_SECTION((type == cli::KeyType::kRsa2048 ? "rsa-2048" : "ecdsa-p256")) {
       const auto c = issue(type);
@@ -96,14 +105,17 @@ TEST_CASE("The serving certificate verifies against its CA for every Service nam
         INFO(host);
         CHECK(verify_serving_certificate(c.cert_pem, c.ca_pem, host) == "");
       }
-      CHECK(verify_serving_certificate(c.cert_pem, c.ca_pem, "other.jobset-system.svc") == "hostname mismatch");
-      CHECK(verify_serving_certificate(c.cert_pem, issue(type).ca_pem, "jobset-webhook.jobset-system.svc") ==
+      CHECK(verify_serving_certificate(c.cert_pem, c.ca_pem, "other.jobset-system.svc") ==
+            "hostname mismatch");
+      CHECK(verify_serving_certificate(c.cert_pem, issue(type).ca_pem,
+                                       "jobset-webhook.jobset-system.svc") ==
             "unable to get local issuer certificate");
     }
   }
 }
 
-TEST_CASE("The serving certificate is serverAuth only, CA:FALSE, keyEncipherment only with RSA", "[cli][x509]") {
+TEST_CASE("The serving certificate is serverAuth only, CA:FALSE, keyEncipherment only with RSA",
+          "[cli][x509]") {
   for (const auto type : {cli::KeyType::kEcdsaP256, cli::KeyType::kRsa2048}) {
     const bool rsa = type == cli::KeyType::kRsa2048;
     DYNAMIC_SECTION((rsa ? "rsa-2048" : "ecdsa-p256")) {
@@ -112,9 +124,11 @@ TEST_CASE("The serving certificate is serverAuth only, CA:FALSE, keyEncipherment
       CHECK(X509_get_extended_key_usage(cert.get()) == XKU_SSL_SERVER);
       CHECK(X509_get_key_usage(cert.get()) ==
             (rsa ? KU_DIGITAL_SIGNATURE | KU_KEY_ENCIPHERMENT : KU_DIGITAL_SIGNATURE));
-      CHECK(EVP_PKEY_get_base_id(X509_get0_pubkey(cert.get())) == (rsa ? EVP_PKEY_RSA : EVP_PKEY_EC));
+      CHECK(EVP_PKEY_get_base_id(X509_get0_pubkey(cert.get())) ==
+            (rsa ? EVP_PKEY_RSA : EVP_PKEY_EC));
       CHECK(EVP_PKEY_get_bits(X509_get0_pubkey(cert.get())) == (rsa ? 2048 : 256));
-      CHECK(X509_get_signature_nid(cert.get()) == (rsa ? NID_sha256WithRSAEncryption : NID_ecdsa_with_SHA256));
+      CHECK(X509_get_signature_nid(cert.get()) ==
+            (rsa ? NID_sha256WithRSAEncryption : NID_ecdsa_with_SHA256));
     }
   }
 }
@@ -129,7 +143,9 @@ TEST_CASE("The CA is CA:TRUE with path length 0 and may only sign", "[cli][x509]
 
 TEST_CASE("The private key is PKCS#8 and belongs to the serving certificate", "[cli][x509]") {
   const auto c = issue();
-  CHECK(c.key_pem.rfind("-----BEGIN " "PRIVATE KEY-----\n", 0) == 0);
+  CHECK(c.key_pem.rfind("-----BEGIN "
+                        "PRIVATE KEY-----\n",
+                        0) == 0);
   ossl::Bio bio(BIO_new_mem_buf(c.key_pem.data(), static_cast<int>(c.key_pem.size())));
   ossl::Pkey key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
   REQUIRE(key);
@@ -139,28 +155,34 @@ TEST_CASE("The private key is PKCS#8 and belongs to the serving certificate", "[
 }
 
 TEST_CASE("Extra SANs follow the Service names: IPs as iPAddress, duplicates once", "[cli][x509]") {
-  const auto cert = only_certificate(
-      issue(cli::KeyType::kEcdsaP256, {"127.0.0.1", "localhost", "::1", "jobset-webhook.jobset-system.svc"}).cert_pem);
+  const auto cert =
+      only_certificate(issue(cli::KeyType::kEcdsaP256,
+                             {"127.0.0.1", "localhost", "::1", "jobset-webhook.jobset-system.svc"})
+                           .cert_pem);
   CHECK(subject_alt_names(cert.get()) ==
-        std::vector<std::string>{
-            "DNS:jobset-webhook", "DNS:jobset-webhook.jobset-system", "DNS:jobset-webhook.jobset-system.svc",
-            "DNS:jobset-webhook.jobset-system.svc.cluster.local", "IP:127.0.0.1", "DNS:localhost", "IP:::1"});
+        std::vector<std::string>{"DNS:jobset-webhook", "DNS:jobset-webhook.jobset-system",
+                                 "DNS:jobset-webhook.jobset-system.svc",
+                                 "DNS:jobset-webhook.jobset-system.svc.cluster.local",
+                                 "IP:127.0.0.1", "DNS:localhost", "IP:::1"});
 }
 
-TEST_CASE("Both certificates run from an hour ago to the same instant days from now", "[cli][x509]") {
+TEST_CASE("Both certificates run from an hour ago to the same instant days from now",
+          "[cli][x509]") {
   const auto c = issue();
   const auto ca = only_certificate(c.ca_pem);
   const auto leaf = only_certificate(c.cert_pem);
   int days = 0;
   int seconds = 0;
-  REQUIRE(ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(leaf.get()), X509_get0_notAfter(leaf.get())) == 1);
+  REQUIRE(ASN1_TIME_diff(&days, &seconds, X509_get0_notBefore(leaf.get()),
+                         X509_get0_notAfter(leaf.get())) == 1);
   CHECK(days == 30);
   CHECK(seconds == 3600);
   CHECK(ASN1_TIME_compare(X509_get0_notAfter(ca.get()), X509_get0_notAfter(leaf.get())) == 0);
   CHECK(ASN1_TIME_compare(X509_get0_notBefore(ca.get()), X509_get0_notBefore(leaf.get())) == 0);
 }
 
-TEST_CASE("A request with a bad name, SAN or validity fails with a message naming it", "[cli][x509]") {
+TEST_CASE("A request with a bad name, SAN or validity fails with a message naming it",
+          "[cli][x509]") {
   struct Case {
     std::string name;
     cli::ServingCertificateRequest request;

@@ -18,7 +18,10 @@ using jobset_webhook::testing::without;
 
 namespace {
 
-const Json kPodTemplate = {{"spec", {{"restartPolicy", "Never"}, {"containers", {{{"name", "test-container"}, {"image", "busybox:latest"}}}}}}};
+const Json kPodTemplate = {
+    {"spec",
+     {{"restartPolicy", "Never"},
+      {"containers", {{{"name", "test-container"}, {"image", "busybox:latest"}}}}}}};
 const Json kSuccess = {{"operator", "All"}};
 const Json kStartup = {{"startupPolicyOrder", "AnyOrder"}};
 const Json kNetwork = {{"enableDNSHostnames", true}, {"publishNotReadyAddresses", true}};
@@ -42,7 +45,9 @@ Json defaulted() {
 }
 
 // Equality of JSON values whatever the key order (ordered_json compares in order).
-bool same(const Json& a, const Json& b) { return nlohmann::json::parse(a.dump()) == nlohmann::json::parse(b.dump()); }
+bool same(const Json& a, const Json& b) {
+  return nlohmann::json::parse(a.dump()) == nlohmann::json::parse(b.dump());
+}
 
 struct Case {
   std::string name;
@@ -67,27 +72,35 @@ void run_cases(const std::vector<Case>& cases) {
 }
 
 const std::string kCompletionMode = "/spec/replicatedJobs/0/template/spec/completionMode";
-const std::string kRestartPolicy = "/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy";
+const std::string kRestartPolicy =
+    "/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy";
 
 }  // namespace
 
 TEST_CASE("Upstream's defaulting cases, translated", "[defaulting]") {
   const Json no_mode = with(defaulted(), "/spec/replicatedJobs", rjobs(nullptr));
-  const Json non_indexed = without(with(defaulted(), kCompletionMode, "NonIndexed"), "/spec/startupPolicy");
+  const Json non_indexed =
+      without(with(defaulted(), kCompletionMode, "NonIndexed"), "/spec/startupPolicy");
   const Json dns_unset = without(defaulted(), "/spec/network");
-  const Json dns_false = with(with(defaulted(), "/spec/network", {{"enableDNSHostnames", false}}), kCompletionMode, "NonIndexed");
+  const Json dns_false = with(with(defaulted(), "/spec/network", {{"enableDNSHostnames", false}}),
+                              kCompletionMode, "NonIndexed");
   const Json publish_false =
-      with(with(defaulted(), "/spec/network", {{"publishNotReadyAddresses", false}}), kCompletionMode, "NonIndexed");
-  const Json publish_true =
-      with(with(defaulted(), "/spec/network", {{"enableDNSHostnames", false}, {"publishNotReadyAddresses", true}}),
+      with(with(defaulted(), "/spec/network", {{"publishNotReadyAddresses", false}}),
            kCompletionMode, "NonIndexed");
-  const Json restart_unset = with(defaulted(), "/spec/replicatedJobs", rjobs("Indexed", {{"spec", Json::object()}}));
-  const Json restart_always =
-      with(defaulted(), "/spec/replicatedJobs", rjobs("Indexed", {{"spec", {{"restartPolicy", "Always"}}}}));
-  const Json unnamed_rule = with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy", {{"rules", {Json::object()}}});
-  const Json two_rules =
-      with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy", {{"rules", {{{"name", "ruleWithAName"}}, Json::object()}}});
-  const Json claim = with(defaulted(), "/spec/volumeClaimPolicies", {{{"templates", {{{"metadata", {{"name", "test-volume"}}}}}}}});
+  const Json publish_true =
+      with(with(defaulted(), "/spec/network",
+                {{"enableDNSHostnames", false}, {"publishNotReadyAddresses", true}}),
+           kCompletionMode, "NonIndexed");
+  const Json restart_unset =
+      with(defaulted(), "/spec/replicatedJobs", rjobs("Indexed", {{"spec", Json::object()}}));
+  const Json restart_always = with(defaulted(), "/spec/replicatedJobs",
+                                   rjobs("Indexed", {{"spec", {{"restartPolicy", "Always"}}}}));
+  const Json unnamed_rule = with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy",
+                                 {{"rules", {Json::object()}}});
+  const Json two_rules = with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy",
+                              {{"rules", {{{"name", "ruleWithAName"}}, Json::object()}}});
+  const Json claim = with(defaulted(), "/spec/volumeClaimPolicies",
+                          {{{"templates", {{{"metadata", {{"name", "test-volume"}}}}}}}});
   run_cases({
       {"job completion mode is unset", no_mode,
        R"([{"op":"add","path":"/spec/replicatedJobs/0/template/spec/completionMode","value":"Indexed"}])",
@@ -114,25 +127,31 @@ TEST_CASE("Upstream's defaulting cases, translated", "[defaulting]") {
       {"success policy operator set, replicatedJobNames unset",
        with(restart_always, "/spec/successPolicy", {{"operator", "Any"}}), "[]",
        with(restart_always, "/spec/successPolicy", {{"operator", "Any"}})},
-      {"startup policy order InOrder set", with(restart_always, "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}}),
-       "[]", with(restart_always, "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}})},
-      {"managedBy field is left nil", without(without(defaulted(), "/spec/managedBy"), "/spec/startupPolicy"),
+      {"startup policy order InOrder set",
+       with(restart_always, "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}}), "[]",
+       with(restart_always, "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}})},
+      {"managedBy field is left nil",
+       without(without(defaulted(), "/spec/managedBy"), "/spec/startupPolicy"),
        R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}}])",
        without(defaulted(), "/spec/managedBy")},
       {"when provided, managedBy field is preserved",
        without(with(defaulted(), "/spec/managedBy", "other-controller"), "/spec/startupPolicy"),
        R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}}])",
        with(defaulted(), "/spec/managedBy", "other-controller")},
-      {"failure policy rule name is defaulted when: there is one rule and it does not have a name", unnamed_rule,
+      {"failure policy rule name is defaulted when: there is one rule and it does not have a name",
+       unnamed_rule,
        R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
        R"({"op":"add","path":"/spec/failurePolicy/rules/0/name","value":"failurePolicyRule0"}])",
-       with(with(unnamed_rule, "/spec/startupPolicy", kStartup), "/spec/failurePolicy/rules/0/name", "failurePolicyRule0")},
-      {"failure policy rule name is defaulted when: there are two rules, the first rule has a name, the second rule does "
+       with(with(unnamed_rule, "/spec/startupPolicy", kStartup), "/spec/failurePolicy/rules/0/name",
+            "failurePolicyRule0")},
+      {"failure policy rule name is defaulted when: there are two rules, the first rule has a "
+       "name, the second rule does "
        "not have a name",
        two_rules,
        R"([{"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
        R"({"op":"add","path":"/spec/failurePolicy/rules/1/name","value":"failurePolicyRule1"}])",
-       with(with(two_rules, "/spec/startupPolicy", kStartup), "/spec/failurePolicy/rules/1/name", "failurePolicyRule1")},
+       with(with(two_rules, "/spec/startupPolicy", kStartup), "/spec/failurePolicy/rules/1/name",
+            "failurePolicyRule1")},
       {"volumeClaimPolicy retentionPolicy is defaulted to Delete when nil", claim,
        R"([{"op":"add","path":"/spec/volumeClaimPolicies/0/retentionPolicy","value":{"whenDeleted":"Delete"}}])",
        with(claim, "/spec/volumeClaimPolicies/0/retentionPolicy", {{"whenDeleted", "Delete"}})},
@@ -142,13 +161,18 @@ TEST_CASE("Upstream's defaulting cases, translated", "[defaulting]") {
 TEST_CASE("Missing parents are created in one operation per missing object", "[defaulting]") {
   const Json no_spec = {{"metadata", {{"name", "js"}}}};
   const Json bare_rjob = {{"spec", {{"replicatedJobs", {{{"name", "w"}}}}}}};
-  const Json no_pod_spec = {{"spec", {{"replicatedJobs", {{{"name", "w"}, {"template", {{"spec", {{"completionMode", "Indexed"}}}}}}}}}}};
+  const Json no_pod_spec = {
+      {"spec",
+       {{"replicatedJobs",
+         {{{"name", "w"}, {"template", {{"spec", {{"completionMode", "Indexed"}}}}}}}}}}};
   run_cases({
       {"a JobSet without spec gets one spec", no_spec,
        R"([{"op":"add","path":"/spec","value":{"successPolicy":{"operator":"All"},"startupPolicy":{"startupPolicyOrder":"AnyOrder"},)"
        R"("network":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}}])",
-       with(no_spec, "/spec", {{"successPolicy", kSuccess}, {"startupPolicy", kStartup}, {"network", kNetwork}})},
-      {"a replicatedJob without template gets one template", bare_rjob,
+       with(no_spec, "/spec",
+            {{"successPolicy", kSuccess}, {"startupPolicy", kStartup}, {"network", kNetwork}})},
+      {"a replicatedJob without template gets one template",
+       bare_rjob,
        R"([{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}},)"
        R"({"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
        R"({"op":"add","path":"/spec/replicatedJobs/0/template","value":{"spec":{"completionMode":"Indexed","template":{"spec":{"restartPolicy":"OnFailure"}}}}},)"
@@ -156,7 +180,10 @@ TEST_CASE("Missing parents are created in one operation per missing object", "[d
        {{"spec",
          {{"replicatedJobs",
            {{{"name", "w"},
-             {"template", {{"spec", {{"completionMode", "Indexed"}, {"template", {{"spec", {{"restartPolicy", "OnFailure"}}}}}}}}}}}},
+             {"template",
+              {{"spec",
+                {{"completionMode", "Indexed"},
+                 {"template", {{"spec", {{"restartPolicy", "OnFailure"}}}}}}}}}}}},
           {"successPolicy", kSuccess},
           {"startupPolicy", kStartup},
           {"network", kNetwork}}}}},
@@ -165,7 +192,8 @@ TEST_CASE("Missing parents are created in one operation per missing object", "[d
        R"({"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
        R"({"op":"add","path":"/spec/replicatedJobs/0/template/spec/template","value":{"spec":{"restartPolicy":"OnFailure"}}},)"
        R"({"op":"add","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}])",
-       with(with(with(with(no_pod_spec, "/spec/replicatedJobs/0/template/spec/template", {{"spec", {{"restartPolicy", "OnFailure"}}}}),
+       with(with(with(with(no_pod_spec, "/spec/replicatedJobs/0/template/spec/template",
+                           {{"spec", {{"restartPolicy", "OnFailure"}}}}),
                       "/spec/successPolicy", kSuccess),
                  "/spec/startupPolicy", kStartup),
             "/spec/network", kNetwork)},
@@ -173,16 +201,17 @@ TEST_CASE("Missing parents are created in one operation per missing object", "[d
 }
 
 TEST_CASE("Present but empty values are replaced, as a diff would say", "[defaulting]") {
-  const Json nulls = with(with(with(defaulted(), "/spec/successPolicy", nullptr), "/spec/network", nullptr),
-                          "/spec/failurePolicy", {{"rules", {{{"name", ""}}}}});
+  const Json nulls =
+      with(with(with(defaulted(), "/spec/successPolicy", nullptr), "/spec/network", nullptr),
+           "/spec/failurePolicy", {{"rules", {{{"name", ""}}}}});
   const Json empty_restart = with(defaulted(), kRestartPolicy, "");
   run_cases({
       {"null policies and an empty rule name", nulls,
        R"([{"op":"replace","path":"/spec/successPolicy","value":{"operator":"All"}},)"
        R"({"op":"replace","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}},)"
        R"({"op":"replace","path":"/spec/failurePolicy/rules/0/name","value":"failurePolicyRule0"}])",
-       with(with(with(nulls, "/spec/successPolicy", kSuccess), "/spec/network", kNetwork), "/spec/failurePolicy/rules/0/name",
-            "failurePolicyRule0")},
+       with(with(with(nulls, "/spec/successPolicy", kSuccess), "/spec/network", kNetwork),
+            "/spec/failurePolicy/rules/0/name", "failurePolicyRule0")},
       {"an empty restartPolicy", empty_restart,
        R"([{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy","value":"OnFailure"}])",
        with(empty_restart, kRestartPolicy, "OnFailure")},
@@ -204,14 +233,18 @@ TEST_CASE("Values of the wrong type are left to validation", "[defaulting]") {
 }
 
 TEST_CASE("The CRD's own defaults fill what the API server fills", "[defaulting]") {
-  const Json js = {{"spec",
-                    {{"replicatedJobs", {{{"name", "a"}}, {{"name", "b"}, {"groupName", "g"}, {"replicas", 3}}}},
-                     {"failurePolicy", Json::object()},
-                     {"volumeClaimPolicies", {Json::object(), {{"retentionPolicy", Json::object()}}}}}}};
-  CHECK(d::crd_defaults_patch(Parsed(js)).dump() ==
-        R"([{"op":"add","path":"/spec/replicatedJobs/0/groupName","value":"default"},)"
-        R"({"op":"add","path":"/spec/replicatedJobs/0/replicas","value":1},)"
-        R"({"op":"add","path":"/spec/failurePolicy/restartStrategy","value":"Recreate"},)"
-        R"({"op":"add","path":"/spec/volumeClaimPolicies/1/retentionPolicy/whenDeleted","value":"Delete"}])");
-  CHECK(d::crd_defaults_patch(Parsed(R"({"spec":{"replicatedJobs":[{"groupName":"x","replicas":0}]}})")).dump() == "[]");
+  const Json js = {
+      {"spec",
+       {{"replicatedJobs", {{{"name", "a"}}, {{"name", "b"}, {"groupName", "g"}, {"replicas", 3}}}},
+        {"failurePolicy", Json::object()},
+        {"volumeClaimPolicies", {Json::object(), {{"retentionPolicy", Json::object()}}}}}}};
+  CHECK(
+      d::crd_defaults_patch(Parsed(js)).dump() ==
+      R"([{"op":"add","path":"/spec/replicatedJobs/0/groupName","value":"default"},)"
+      R"({"op":"add","path":"/spec/replicatedJobs/0/replicas","value":1},)"
+      R"({"op":"add","path":"/spec/failurePolicy/restartStrategy","value":"Recreate"},)"
+      R"({"op":"add","path":"/spec/volumeClaimPolicies/1/retentionPolicy/whenDeleted","value":"Delete"}])");
+  CHECK(d::crd_defaults_patch(
+            Parsed(R"({"spec":{"replicatedJobs":[{"groupName":"x","replicas":0}]}})"))
+            .dump() == "[]");
 }

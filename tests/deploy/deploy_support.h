@@ -24,11 +24,13 @@ namespace fs = std::filesystem;
 
 // Runs a shell command line; captures stdout, stderr and the exit code.
 inline ProcessResult run_shell(const std::string& command) {
-  const auto dir = fs::temp_directory_path() /
-                   ("jobset-webhook-shell-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+  const auto dir =
+      fs::temp_directory_path() /
+      ("jobset-webhook-shell-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
   fs::create_directories(dir);
-  const int status =
-      std::system(("(" + command + ") </dev/null >" + (dir / "out").string() + " 2>" + (dir / "err").string()).c_str());
+  const int status = std::system(
+      ("(" + command + ") </dev/null >" + (dir / "out").string() + " 2>" + (dir / "err").string())
+          .c_str());
   ProcessResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(dir / "out");
@@ -45,9 +47,11 @@ class ManifestsCopy {
  public:
   ManifestsCopy()
       : root_(fs::temp_directory_path() /
-              ("jobset-webhook-manifests-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()))) {
+              ("jobset-webhook-manifests-" + std::to_string(::getpid()) + "-" +
+               std::to_string(std::rand()))) {
     const fs::path source = fs::path(JOBSET_SOURCE_DIR) / "manifests";
-    for (auto it = fs::recursive_directory_iterator(source); it != fs::recursive_directory_iterator(); ++it) {
+    for (auto it = fs::recursive_directory_iterator(source);
+         it != fs::recursive_directory_iterator(); ++it) {
       if (it->is_directory() && it->path().filename() == "generated") {
         it.disable_recursion_pending();
         continue;
@@ -106,7 +110,8 @@ inline std::vector<Json> all_of_kind(const std::vector<Json>& objects, const std
 }
 
 // The one object of that kind (and name, if given); REQUIREs that there is exactly one.
-inline Json one_of_kind(const std::vector<Json>& objects, const std::string& kind, const std::string& name = "") {
+inline Json one_of_kind(const std::vector<Json>& objects, const std::string& kind,
+                        const std::string& name = "") {
   std::vector<Json> found;
   for (const auto& o : all_of_kind(objects, kind)) {
     if (name.empty() || o["metadata"].value("name", "") == name) found.push_back(o);

@@ -22,15 +22,19 @@ namespace {
 const fs::path kBase = fs::path(JOBSET_SOURCE_DIR) / "manifests/base";
 
 std::vector<std::string> deployment_args() {
-  const auto docs = jobset_webhook::cli::parse_yaml_documents(slurp(kBase / "deployment.yaml"), "deployment.yaml");
+  const auto docs = jobset_webhook::cli::parse_yaml_documents(slurp(kBase / "deployment.yaml"),
+                                                              "deployment.yaml");
   REQUIRE(docs.ok());
-  return docs.value().at(0)["spec"]["template"]["spec"]["containers"][0]["args"].get<std::vector<std::string>>();
+  return docs.value()
+      .at(0)["spec"]["template"]["spec"]["containers"][0]["args"]
+      .get<std::vector<std::string>>();
 }
 
 // The Deployment's `--flag=value` arguments, with what only the pod has replaced by this test's
 // equivalents: loopback instead of all addresses, ephemeral ports, and local files for the mounted
 // Secret and ConfigMap. Everything else is passed as written.
-std::vector<std::string> local_equivalents(const std::vector<std::string>& args, const std::string& cert_dir,
+std::vector<std::string> local_equivalents(const std::vector<std::string>& args,
+                                           const std::string& cert_dir,
                                            const std::string& policy_file, int* replaced) {
   std::vector<std::string> out = {JOBSET_WEBHOOK_BINARY};
   for (const auto& arg : args) {
@@ -62,7 +66,8 @@ TEST_CASE("serve starts with the Deployment's arguments and the shipped policy, 
           "[deploy][manifests]") {
   const ScratchDir scratch;
   const std::string cert_dir = scratch.path() + "/tls";
-  const auto certs = run_cli("certs --service jobset-webhook --namespace jobset-system --out " + cert_dir);
+  const auto certs =
+      run_cli("certs --service jobset-webhook --namespace jobset-system --out " + cert_dir);
   INFO(certs.err);
   REQUIRE(certs.exit_code == 0);
   const auto policy_file = scratch.write("policy.yaml", slurp(kBase / "policy.yaml"));

@@ -40,18 +40,20 @@ std::string dockerfile_instruction(const std::string& name) {
 }
 
 Json deployment_container() {
-  const auto docs =
-      jobset_webhook::cli::parse_yaml_documents(slurp(kSource / "manifests/base/deployment.yaml"), "deployment.yaml");
+  const auto docs = jobset_webhook::cli::parse_yaml_documents(
+      slurp(kSource / "manifests/base/deployment.yaml"), "deployment.yaml");
   REQUIRE(docs.ok());
   return docs.value().at(0)["spec"]["template"]["spec"];
 }
 
 }  // namespace
 
-TEST_CASE("The image runs the binary as the Deployment's user, with the Deployment's arguments", "[deploy][image]") {
+TEST_CASE("The image runs the binary as the Deployment's user, with the Deployment's arguments",
+          "[deploy][image]") {
   auto pod = deployment_container();
-  CHECK(dockerfile_instruction("USER") == std::to_string(pod["securityContext"]["runAsUser"].get<int>()) + ":" +
-                                              std::to_string(pod["securityContext"]["runAsGroup"].get<int>()));
+  CHECK(dockerfile_instruction("USER") ==
+        std::to_string(pod["securityContext"]["runAsUser"].get<int>()) + ":" +
+            std::to_string(pod["securityContext"]["runAsGroup"].get<int>()));
   CHECK(dockerfile_instruction("ENTRYPOINT") == R"(["/usr/local/bin/jobset-webhook"])");
   // The Deployment passes the image's default arguments and a policy file.
   Json args = pod["containers"][0]["args"];
@@ -61,15 +63,17 @@ TEST_CASE("The image runs the binary as the Deployment's user, with the Deployme
   // Built the way developers build.
   CHECK(dockerfile_instruction("RUN").find("scripts/dev build") != std::string::npos);
   CHECK(slurp(kSource / "Dockerfile")
-            .find("RUN scripts/dev build \\\n && scripts/runtime-rootfs build/jobset-webhook /rootfs") !=
-        std::string::npos);
+            .find("RUN scripts/dev build \\\n && scripts/runtime-rootfs build/jobset-webhook "
+                  "/rootfs") != std::string::npos);
 }
 
-TEST_CASE("The image's filesystem holds the binary, its libraries and a user, and nothing else", "[deploy][image]") {
-  const fs::path rootfs = fs::temp_directory_path() /
-                          ("jobset-webhook-rootfs-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
-  const auto made = run_shell("'" + (kSource / "scripts/runtime-rootfs").string() + "' '" + JOBSET_WEBHOOK_BINARY +
-                              "' '" + rootfs.string() + "'");
+TEST_CASE("The image's filesystem holds the binary, its libraries and a user, and nothing else",
+          "[deploy][image]") {
+  const fs::path rootfs =
+      fs::temp_directory_path() /
+      ("jobset-webhook-rootfs-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+  const auto made = run_shell("'" + (kSource / "scripts/runtime-rootfs").string() + "' '" +
+                              JOBSET_WEBHOOK_BINARY + "' '" + rootfs.string() + "'");
   INFO(made.err);
   REQUIRE(made.exit_code == 0);
   CHECK(fs::is_regular_file(rootfs / "usr/local/bin/jobset-webhook"));
@@ -80,16 +84,20 @@ TEST_CASE("The image's filesystem holds the binary, its libraries and a user, an
     if (!entry.is_regular_file()) continue;
     const auto name = entry.path().filename().string();
     INFO(entry.path());
-    CHECK((name == "jobset-webhook" || name == "passwd" || name == "group" || name.find(".so") != std::string::npos));
+    CHECK((name == "jobset-webhook" || name == "passwd" || name == "group" ||
+           name.find(".so") != std::string::npos));
   }
 
   const bool sanitized =
-      run_shell("ldd '" + std::string(JOBSET_WEBHOOK_BINARY) + "' | grep -q 'lib[at]san'").exit_code == 0;
+      run_shell("ldd '" + std::string(JOBSET_WEBHOOK_BINARY) + "' | grep -q 'lib[at]san'")
+          .exit_code == 0;
   if (::geteuid() != 0 || sanitized) {
-    WARN("not started under chroot: " << (sanitized ? "a sanitizer build needs /proc" : "chroot needs root"));
+    WARN("not started under chroot: " << (sanitized ? "a sanitizer build needs /proc"
+                                                    : "chroot needs root"));
   } else {
     // Alone in its filesystem, as user 65532: the library list is complete and OpenSSL works.
-    const std::string chroot = "chroot --userspec=65532:65532 '" + rootfs.string() + "' /usr/local/bin/jobset-webhook ";
+    const std::string chroot =
+        "chroot --userspec=65532:65532 '" + rootfs.string() + "' /usr/local/bin/jobset-webhook ";
     const auto version = run_shell(chroot + "--version");
     CHECK(version.exit_code == 0);
     CHECK(version.out == std::string(JOBSET_WEBHOOK_VERSION) + "\n");
@@ -97,9 +105,10 @@ TEST_CASE("The image's filesystem holds the binary, its libraries and a user, an
     INFO(certs.err);
     CHECK(certs.exit_code == 0);
     // And serves with them: the kubelet's liveness and readiness probes answer.
-    ServeProcess serve({"chroot", "--userspec=65532:65532", rootfs.string(), "/usr/local/bin/jobset-webhook", "serve",
-                        "--bind", "127.0.0.1", "--port", "0", "--health-port", "0", "--metrics-port", "0",
-                        "--cert-dir", "/tmp/certs"});
+    ServeProcess serve({"chroot", "--userspec=65532:65532", rootfs.string(),
+                        "/usr/local/bin/jobset-webhook", "serve", "--bind", "127.0.0.1", "--port",
+                        "0", "--health-port", "0", "--metrics-port", "0", "--cert-dir",
+                        "/tmp/certs"});
     const Json serving = serve.wait_serving();
     INFO(slurp(serve.log_file()));
     REQUIRE_FALSE(serving.is_null());

@@ -63,7 +63,8 @@ Json volume_named(const Json& pod_spec, const std::string& name) {
 }
 
 // The volume mounted at exactly path, and the mount itself.
-std::pair<Json, Json> mounted_at(const Json& pod_spec, const Json& container, const std::string& path) {
+std::pair<Json, Json> mounted_at(const Json& pod_spec, const Json& container,
+                                 const std::string& path) {
   for (const auto& m : container.value("volumeMounts", Json::array())) {
     if (m["mountPath"] == path) return {volume_named(pod_spec, m["name"]), m};
   }
@@ -161,7 +162,8 @@ void check_mounts(Rendered& r) {
   auto map = one_of_kind(r.objects, "ConfigMap", policy["configMap"]["name"]);
   const std::string key = config.substr(config.rfind('/') + 1);
   REQUIRE(map["data"].contains(key));
-  const auto docs = jobset_webhook::cli::parse_yaml_documents(map["data"][key].get<std::string>(), key);
+  const auto docs =
+      jobset_webhook::cli::parse_yaml_documents(map["data"][key].get<std::string>(), key);
   REQUIRE(docs.ok());
   REQUIRE(docs.value().size() == 1);
   const auto parsed = jobset_webhook::parse_policy(docs.value()[0]);
@@ -176,11 +178,14 @@ void check_availability_and_security(Rendered& r) {
   auto pdb = one_of_kind(r.objects, "PodDisruptionBudget");
   CHECK(pdb["spec"]["minAvailable"] == 1);
   CHECK(pdb["spec"]["selector"]["matchLabels"] == r.deployment["spec"]["selector"]["matchLabels"]);
-  for (const auto& [k, v] : pdb["spec"]["selector"]["matchLabels"].items()) CHECK(pod_labels.value(k, Json()) == v);
-  auto& anti = r.pod_spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
+  for (const auto& [k, v] : pdb["spec"]["selector"]["matchLabels"].items())
+    CHECK(pod_labels.value(k, Json()) == v);
+  auto& anti =
+      r.pod_spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
   REQUIRE(anti.size() == 1);
   CHECK(anti[0]["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname");
-  CHECK(anti[0]["podAffinityTerm"]["labelSelector"]["matchLabels"] == r.deployment["spec"]["selector"]["matchLabels"]);
+  CHECK(anti[0]["podAffinityTerm"]["labelSelector"]["matchLabels"] ==
+        r.deployment["spec"]["selector"]["matchLabels"]);
   // Longer than the server's default --shutdown-grace of 25s.
   CHECK(r.pod_spec["terminationGracePeriodSeconds"].get<int>() > 25);
 
@@ -198,7 +203,8 @@ void check_availability_and_security(Rendered& r) {
     CHECK(r.container["resources"][kind].contains("cpu"));
     CHECK(r.container["resources"][kind].contains("memory"));
   }
-  CHECK(r.pod_spec["serviceAccountName"] == one_of_kind(r.objects, "ServiceAccount")["metadata"]["name"]);
+  CHECK(r.pod_spec["serviceAccountName"] ==
+        one_of_kind(r.objects, "ServiceAccount")["metadata"]["name"]);
 }
 
 // Everything in jobset-system, and labelled so that docs/install.md's uninstall finds it.
@@ -214,7 +220,8 @@ void check_namespaces_and_labels(Rendered& r) {
 }
 
 std::string service_host(Rendered& r) {
-  return std::string(r.service["metadata"]["name"]) + "." + std::string(r.service["metadata"]["namespace"]) + ".svc";
+  return std::string(r.service["metadata"]["name"]) + "." +
+         std::string(r.service["metadata"]["namespace"]) + ".svc";
 }
 
 void check_cert_manager(Rendered& r) {
@@ -228,8 +235,9 @@ void check_cert_manager(Rendered& r) {
     if (c["spec"]["secretName"] == r.tls_secret) serving = c;
   }
   REQUIRE(serving.is_object());
-  const std::vector<std::string> want = jobset_webhook::cli::service_dns_names(
-      r.service["metadata"]["name"].get<std::string>(), r.service["metadata"]["namespace"].get<std::string>());
+  const std::vector<std::string> want =
+      jobset_webhook::cli::service_dns_names(r.service["metadata"]["name"].get<std::string>(),
+                                             r.service["metadata"]["namespace"].get<std::string>());
   CHECK(serving["spec"]["dnsNames"] == Json(want));
   CHECK(serving["spec"].value("isCA", false) == false);
   const auto& usages = serving["spec"]["usages"];
@@ -247,11 +255,12 @@ void check_cert_manager(Rendered& r) {
   auto root = one_of_kind(r.objects, "Issuer", ca["spec"]["issuerRef"]["name"]);
   CHECK(root["spec"].contains("selfSigned"));
 
-  const std::string inject =
-      std::string(serving["metadata"]["namespace"]) + "/" + std::string(serving["metadata"]["name"]);
+  const std::string inject = std::string(serving["metadata"]["namespace"]) + "/" +
+                             std::string(serving["metadata"]["name"]);
   for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
     INFO(kind);
-    CHECK(one_of_kind(r.objects, kind)["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == inject);
+    CHECK(one_of_kind(r.objects,
+                      kind)["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == inject);
   }
 }
 
@@ -260,7 +269,8 @@ void check_self_signed(Rendered& r) {
   CHECK(secret["type"] == "kubernetes.io/tls");
   std::set<std::string> keys;
   for (const auto& [k, v] : secret["data"].items()) keys.insert(k);
-  CHECK(keys == std::set<std::string>{std::string(server::kCaFileName), std::string(server::kCertFileName),
+  CHECK(keys == std::set<std::string>{std::string(server::kCaFileName),
+                                      std::string(server::kCertFileName),
                                       std::string(server::kKeyFileName)});
   const std::string ca_b64 = secret["data"][std::string(server::kCaFileName)];
   for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
@@ -326,16 +336,19 @@ void check_monitoring(Rendered& r) {
       CHECK(expr.find(metric + "{" + job) != std::string::npos);
     }
   }
-  CHECK(alerts["JobSetWebhookCertificateExpiring"].find("- time() < 7 * 24 * 3600") != std::string::npos);
+  CHECK(alerts["JobSetWebhookCertificateExpiring"].find("- time() < 7 * 24 * 3600") !=
+        std::string::npos);
 }
 
 std::string ca_bundle_of(const std::vector<Json>& objects) {
-  return one_of_kind(objects, "ValidatingWebhookConfiguration")["webhooks"][0]["clientConfig"]["caBundle"];
+  return one_of_kind(objects,
+                     "ValidatingWebhookConfiguration")["webhooks"][0]["clientConfig"]["caBundle"];
 }
 
 }  // namespace
 
-TEST_CASE("Every overlay renders and agrees with the server's routes, ports, probes and files", "[deploy][manifests]") {
+TEST_CASE("Every overlay renders and agrees with the server's routes, ports, probes and files",
+          "[deploy][manifests]") {
   if (!have_kubectl()) {
     WARN("kubectl not found: manifests/ not rendered, not checked");
     return;
@@ -363,7 +376,8 @@ TEST_CASE("Every overlay renders and agrees with the server's routes, ports, pro
   }
 }
 
-TEST_CASE("The self-signed overlay does not render before set-ca-bundle has run", "[deploy][manifests]") {
+TEST_CASE("The self-signed overlay does not render before set-ca-bundle has run",
+          "[deploy][manifests]") {
   if (!have_kubectl()) {
     WARN("kubectl not found: manifests/ not rendered");
     return;
@@ -387,7 +401,8 @@ TEST_CASE("set-ca-bundle refuses to replace a certificate unless rotating", "[de
   CHECK(set_ca_bundle(copy.overlay("self-signed"), "--days 0").exit_code == 2);
 }
 
-TEST_CASE("A rotation trusts the new and the previous CA until --drop-previous-ca", "[deploy][manifests]") {
+TEST_CASE("A rotation trusts the new and the previous CA until --drop-previous-ca",
+          "[deploy][manifests]") {
   if (!have_kubectl()) {
     WARN("kubectl not found: manifests/ not rendered");
     return;
@@ -409,5 +424,6 @@ TEST_CASE("A rotation trusts the new and the previous CA until --drop-previous-c
   REQUIRE(set_ca_bundle(overlay, "--drop-previous-ca").exit_code == 0);
   const auto dropped = base64_decode(ca_bundle_of(render(overlay)));
   CHECK(dropped == slurp(overlay / "generated" / "ca.crt"));
-  CHECK(verify_serving_certificate(old_cert, dropped, host) == "unable to get local issuer certificate");
+  CHECK(verify_serving_certificate(old_cert, dropped, host) ==
+        "unable to get local issuer certificate");
 }

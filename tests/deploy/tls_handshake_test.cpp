@@ -31,11 +31,11 @@ using Bio = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
 const std::string kHost = "jobset-webhook.jobset-system.svc";
 
 struct CertDir {
-  fs::path path = fs::temp_directory_path() /
-                  ("jobset-webhook-tls-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+  fs::path path = fs::temp_directory_path() / ("jobset-webhook-tls-" + std::to_string(::getpid()) +
+                                               "-" + std::to_string(std::rand()));
   explicit CertDir(const std::string& key_type) {
-    const auto r = run_cli("certs --service jobset-webhook --namespace jobset-system --key-type " + key_type +
-                           " --out " + path.string());
+    const auto r = run_cli("certs --service jobset-webhook --namespace jobset-system --key-type " +
+                           key_type + " --out " + path.string());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
   }
@@ -93,20 +93,24 @@ ClientResult connect(int port, const std::string& ca_file, const std::string& ho
     return result;
   }
   const std::string review = slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json");
-  const std::string request = "POST " + std::string(server::kValidatePath) + " HTTP/1.1\r\nHost: " + host +
-                              "\r\nContent-Type: application/json\r\nContent-Length: " +
-                              std::to_string(review.size()) + "\r\nConnection: close\r\n\r\n" + review;
-  REQUIRE(BIO_write(bio.get(), request.data(), static_cast<int>(request.size())) == static_cast<int>(request.size()));
+  const std::string request =
+      "POST " + std::string(server::kValidatePath) + " HTTP/1.1\r\nHost: " + host +
+      "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(review.size()) +
+      "\r\nConnection: close\r\n\r\n" + review;
+  REQUIRE(BIO_write(bio.get(), request.data(), static_cast<int>(request.size())) ==
+          static_cast<int>(request.size()));
   char buf[4096];
   int n = 0;
-  while ((n = BIO_read(bio.get(), buf, sizeof buf)) > 0) result.response.append(buf, static_cast<std::size_t>(n));
+  while ((n = BIO_read(bio.get(), buf, sizeof buf)) > 0)
+    result.response.append(buf, static_cast<std::size_t>(n));
   ERR_clear_error();
   return result;
 }
 
 }  // namespace
 
-TEST_CASE("A client trusting only ca.crt connects to tls.crt and tls.key for the Service's name", "[deploy][tls]") {
+TEST_CASE("A client trusting only ca.crt connects to tls.crt and tls.key for the Service's name",
+          "[deploy][tls]") {
   for (const std::string key_type : {"ecdsa-p256", "rsa-2048"}) {
     DYNAMIC_SECTION(key_type) {
       const CertDir certs(key_type);
@@ -122,13 +126,15 @@ TEST_CASE("A client trusting only ca.crt connects to tls.crt and tls.key for the
 TEST_CASE("The handshake fails for a name the certificate does not carry", "[deploy][tls]") {
   const CertDir certs("ecdsa-p256");
   const Serving tls(certs);
-  CHECK(connect(tls.port(), certs.file(server::kCaFileName), "jobset-webhook.other-namespace.svc").error ==
-        "hostname mismatch");
+  CHECK(connect(tls.port(), certs.file(server::kCaFileName), "jobset-webhook.other-namespace.svc")
+            .error == "hostname mismatch");
 }
 
-TEST_CASE("The handshake fails for a client trusting another CA (a stale caBundle)", "[deploy][tls]") {
+TEST_CASE("The handshake fails for a client trusting another CA (a stale caBundle)",
+          "[deploy][tls]") {
   const CertDir certs("ecdsa-p256");
   const CertDir other("ecdsa-p256");
   const Serving tls(certs);
-  CHECK(connect(tls.port(), other.file(server::kCaFileName), kHost).error == "unable to get local issuer certificate");
+  CHECK(connect(tls.port(), other.file(server::kCaFileName), kHost).error ==
+        "unable to get local issuer certificate");
 }

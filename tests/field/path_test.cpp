@@ -6,8 +6,13 @@ using jobset_webhook::field::Path;
 
 TEST_CASE("Path prints indices in brackets and keys unquoted", "[field][path]") {
   CHECK(Path("metadata").child("labels").key("app").to_string() == "metadata.labels[app]");
-  CHECK(Path("spec").child("replicatedJobs").index(1).child("template", "spec", "template", "spec", "containers")
-            .index(0).child("image").to_string() ==
+  CHECK(Path("spec")
+            .child("replicatedJobs")
+            .index(1)
+            .child("template", "spec", "template", "spec", "containers")
+            .index(0)
+            .child("image")
+            .to_string() ==
         "spec.replicatedJobs[1].template.spec.template.spec.containers[0].image");
 }
 

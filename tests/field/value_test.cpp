@@ -11,9 +11,9 @@ TEST_CASE("Strings are Go-quoted", "[field][value]") {
   CHECK(field::go_quote("bash:5.2") == R"("bash:5.2")");
   CHECK(field::go_quote("say \"hi\"\n") == R"("say \"hi\"\n")");
   CHECK(field::go_quote("tab\there\x01") == R"("tab\there\x01")");
-  CHECK(field::go_quote("caf\xC3\xA9") == "\"caf\xC3\xA9\"");     // printable UTF-8 kept
-  CHECK(field::go_quote("bad\xFF") == R"("bad\xff")");            // invalid byte escaped
-  CHECK(field::go_quote("\xC2\x85") == R"("\u0085")");             // C1 control escaped
+  CHECK(field::go_quote("caf\xC3\xA9") == "\"caf\xC3\xA9\"");  // printable UTF-8 kept
+  CHECK(field::go_quote("bad\xFF") == R"("bad\xff")");         // invalid byte escaped
+  CHECK(field::go_quote("\xC2\x85") == R"("\u0085")");         // C1 control escaped
   CHECK(field::go_quote("\xE2\x80\xA8") == R"("\u2028")");
 }
 
@@ -33,11 +33,14 @@ TEST_CASE("Objects and lists print as compact JSON in Go's encoding", "[field][v
 
 // Found by fuzz_review: the printed value followed the request's key order, so the same JobSet
 // sent with its keys in another order got a different message.
-TEST_CASE("Object keys print sorted, as Go writes a map, whatever order they came in", "[field][value]") {
+TEST_CASE("Object keys print sorted, as Go writes a map, whatever order they came in",
+          "[field][value]") {
   const std::string want = R"({"a":{"x":1,"y":2},"b":[{"m":1,"n":2}]})";
   CHECK(field::go_json(Parsed(R"({"b":[{"n":2,"m":1}],"a":{"y":2,"x":1}})").root()) == want);
   CHECK(field::go_json(Parsed(R"({"a":{"x":1,"y":2},"b":[{"m":1,"n":2}]})").root()) == want);
-  CHECK(field::BadValue::of(Parsed(R"({"b":[{"n":2,"m":1}],"a":{"y":2,"x":1}})").root()).printed() == want);
+  CHECK(
+      field::BadValue::of(Parsed(R"({"b":[{"n":2,"m":1}],"a":{"y":2,"x":1}})").root()).printed() ==
+      want);
 }
 
 TEST_CASE("Long values are elided to a readable length", "[field][value]") {

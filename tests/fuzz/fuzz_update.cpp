@@ -152,7 +152,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string new_text = new_js.dump(-1, ' ', false, Json::error_handler_t::replace);
   const Parsed new_parsed(new_text);
   std::string new_reversed;
-  const bool new_keys_unique = jobset_webhook::fuzz::write_json(new_reversed, new_parsed.root, true);
+  const bool new_keys_unique =
+      jobset_webhook::fuzz::write_json(new_reversed, new_parsed.root, true);
 
   const Policy policy;
   require(v::validate_update(old_view, old_view, policy).errors.empty(),

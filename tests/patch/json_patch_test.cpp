@@ -13,13 +13,16 @@ TEST_CASE("Pointer tokens escape ~ before /", "[patch]") {
   CHECK(patch::escape_token("a/b~c") == "a~1b~0c");
   CHECK(patch::escape_token("~1") == "~01");
   CHECK(patch::escape_token("") == "");
-  CHECK(patch::pointer({"metadata", "labels", "jobset.sigs.k8s.io/name"}) == "/metadata/labels/jobset.sigs.k8s.io~1name");
+  CHECK(patch::pointer({"metadata", "labels", "jobset.sigs.k8s.io/name"}) ==
+        "/metadata/labels/jobset.sigs.k8s.io~1name");
   CHECK(patch::pointer({}) == "");
 }
 
 TEST_CASE("An escaped pointer addresses the key it was built from", "[patch]") {
   const Json doc = {{"metadata", {{"annotations", Json::object()}}}};
-  const Json ops = {{{"op", "add"}, {"path", patch::pointer({"metadata", "annotations", "a/b~c"})}, {"value", "v"}}};
+  const Json ops = {{{"op", "add"},
+                     {"path", patch::pointer({"metadata", "annotations", "a/b~c"})},
+                     {"value", "v"}}};
   const auto out = patch::apply(doc, ops);
   REQUIRE(out.ok());
   CHECK(out.value()["metadata"]["annotations"]["a/b~c"] == "v");
@@ -36,15 +39,21 @@ TEST_CASE("A patch applies its operations in order", "[patch]") {
 }
 
 TEST_CASE("A patch that cannot apply is a failure, not an exception", "[patch]") {
-  struct Case { const char* name; const char* ops; const char* want; };
+  struct Case {
+    const char* name;
+    const char* ops;
+    const char* want;
+  };
   const std::vector<Case> cases = {
       {"missing parent", R"([{"op":"add","path":"/spec/x/y","value":1}])",
        "patch: [json.exception.out_of_range.403] key 'x' not found"},
       {"failed test", R"([{"op":"test","path":"/spec/a","value":2}])",
-       "patch: [json.exception.other_error.501] unsuccessful: {\"op\":\"test\",\"path\":\"/spec/a\",\"value\":2}"},
+       "patch: [json.exception.other_error.501] unsuccessful: "
+       "{\"op\":\"test\",\"path\":\"/spec/a\",\"value\":2}"},
       {"unknown op", R"([{"op":"merge","path":"/spec","value":{}}])",
        "patch: [json.exception.parse_error.105] parse error: operation value 'merge' is invalid"},
-      {"not a list", R"({"op":"add"})", "patch: must be a list of operations, got {\"op\":\"add\"}"},
+      {"not a list", R"({"op":"add"})",
+       "patch: must be a list of operations, got {\"op\":\"add\"}"},
   };
   const Json doc = Json::parse(R"({"spec":{"a":1}})");
   for (const auto& c : cases) {

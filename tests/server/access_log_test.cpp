@@ -13,7 +13,8 @@ TEST_CASE("An access-log line carries the review's identity, decision, code and 
   record.code = 200;
   record.latency_us = 412;
   record.review = jobset_webhook::admission::ReviewSummary{
-      "u-1", "UPDATE", "default", "training", true, false, 422, {"spec.replicatedJobs[0].replicas"}};
+      "u-1", "UPDATE", "default", "training",
+      true,  false,    422,       {"spec.replicatedJobs[0].replicas"}};
   CHECK(
       server::access_fields(record).dump() ==
       R"({"method":"POST","path":"/validate-jobset-x-k8s-io-v1alpha2-jobset","remote":"127.0.0.1:51234",)"

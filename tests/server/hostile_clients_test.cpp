@@ -90,7 +90,8 @@ Trickled trickle(t::TlsConnection& conn, const std::string& request,
 
 // The first bytes of a TLS 1.2 ClientHello (record header, handshake header, client version and
 // part of the random) announcing 512 bytes, of which the rest never comes.
-const std::string kPartialClientHello("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\x5a\x5a\x5a", 14);
+const std::string kPartialClientHello("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\x5a\x5a\x5a",
+                                      14);
 
 // Raises the soft limit on open files to at least `want` (when the hard limit allows) and puts the
 // old limit back when it goes out of scope.
@@ -125,7 +126,8 @@ TEST_CASE(
   auto options = t::test_options(pki);
   options.read_timeout = 2s;
   t::TestServer server(options);
-  const auto expected = connect(server, pki)->request(t::http_request("POST", kValidate, denied_review()));
+  const auto expected =
+      connect(server, pki)->request(t::http_request("POST", kValidate, denied_review()));
   REQUIRE(expected);
   REQUIRE(expected->status == 200);
 
@@ -202,8 +204,7 @@ TEST_CASE("A Content-Length that lies is answered by the bytes that arrive", "[s
                            "Content-Length: ";
   SECTION("longer than the body sent, then the client waits: 400 after the read timeout") {
     const auto conn = connect(server, pki);
-    const auto res =
-        conn->request(head + std::to_string(body.size() + 100) + "\r\n\r\n" + body);
+    const auto res = conn->request(head + std::to_string(body.size() + 100) + "\r\n\r\n" + body);
     REQUIRE(res);
     CHECK(res->status == 400);
     CHECK(res->body ==
@@ -266,10 +267,11 @@ TEST_CASE("A body of exactly the limit is judged; one byte more is refused with 
       res = conn->request(use_chunks ? chunked(over) : t::http_request("POST", kValidate, over));
       REQUIRE(res);
       CHECK(res->status == 413);
-      CHECK(res->body ==
-            (use_chunks
-                 ? R"({"code":413,"message":"request body is larger than the limit of 8192 bytes"})"
-                 : R"({"code":413,"message":"request body of 8193 bytes is larger than the limit of 8192 bytes"})"));
+      CHECK(
+          res->body ==
+          (use_chunks
+               ? R"({"code":413,"message":"request body is larger than the limit of 8192 bytes"})"
+               : R"({"code":413,"message":"request body of 8193 bytes is larger than the limit of 8192 bytes"})"));
       CHECK(res->header("connection") == "close");
       CHECK(server_closes(conn->fd()));
     }
@@ -298,8 +300,8 @@ TEST_CASE("Hostile JSON over HTTPS gets a clear answer and the server stays resp
           CHECK_THAT(message, Catch::Contains(c.message_part));
         }
       }
-      const auto after = connect(server, pki)->request(
-          t::http_request("POST", kValidate, scale_review()));
+      const auto after =
+          connect(server, pki)->request(t::http_request("POST", kValidate, scale_review()));
       REQUIRE(after);
       CHECK(after->status == 200);
     }
@@ -321,7 +323,8 @@ TEST_CASE("1,000 idle keep-alive connections: every request is answered, the p99
 
   std::vector<std::unique_ptr<t::TlsConnection>> idle;
   for (int i = 0; i < kIdle; ++i) {
-    idle.push_back(t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
+    idle.push_back(
+        t::TlsConnection::open(server.port(), t::TlsClientOptions().trust(pki.ca_crt())));
     REQUIRE(idle.back());
     const auto res = idle.back()->request(request);
     REQUIRE(res);
@@ -333,17 +336,19 @@ TEST_CASE("1,000 idle keep-alive connections: every request is answered, the p99
   for (int i = 0; i < 500; ++i) {
     const auto began = std::chrono::steady_clock::now();
     const auto res = conn->request(request);
-    millis.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
-                         .count());
+    millis.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
+            .count());
     REQUIRE(res);
     CHECK(res->status == 200);
     CHECK(res->body == expected->body);
   }
   std::sort(millis.begin(), millis.end());
   // A figure for docs/reliability.md, not an assertion: durations depend on the machine.
-  std::printf("1,000 idle keep-alive connections: a well-behaved client's 500 requests took "
-              "p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
-              millis[millis.size() / 2], millis[millis.size() * 99 / 100], millis.back());
+  std::printf(
+      "1,000 idle keep-alive connections: a well-behaved client's 500 requests took "
+      "p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+      millis[millis.size() / 2], millis[millis.size() * 99 / 100], millis.back());
   std::fflush(stdout);
   // The idle ones were kept, and answer too.
   for (auto& c : idle) {

@@ -68,7 +68,8 @@ TEST_CASE("serve's memory returns to its baseline after rounds of hostile inputs
     for (const auto& c : hostile) {
       auto fresh = t::TlsConnection::open(port, t::TlsClientOptions().trust(pki.ca_crt()));
       REQUIRE(fresh);
-      auto res = (round % 2 == 0 ? *fresh : *kept).request(t::http_request("POST", kValidate, c.body));
+      auto res =
+          (round % 2 == 0 ? *fresh : *kept).request(t::http_request("POST", kValidate, c.body));
       REQUIRE(res);
       CHECK(res->status == c.http_status);
     }
@@ -78,9 +79,10 @@ TEST_CASE("serve's memory returns to its baseline after rounds of hostile inputs
   std::this_thread::sleep_for(2s);  // settle: connection threads finish, freed arenas are trimmed
   const long settled = rss_kib(serve.pid());
   const long sent_kib = static_cast<long>(bytes_per_round * kRounds / 1024);
-  std::printf("serve RSS: baseline %ld KiB, after %d rounds of hostile bodies (%ld KiB sent) %ld KiB, "
-              "settled %ld KiB\n",
-              baseline, kRounds, sent_kib, after, settled);
+  std::printf(
+      "serve RSS: baseline %ld KiB, after %d rounds of hostile bodies (%ld KiB sent) %ld KiB, "
+      "settled %ld KiB\n",
+      baseline, kRounds, sent_kib, after, settled);
   std::fflush(stdout);
   // The bound: what stays resident must be under a quarter of what was sent (about 23 MiB of 90).
   // Leaking even one copy of each body would leave more than all of it (each is also parsed into
@@ -88,6 +90,7 @@ TEST_CASE("serve's memory returns to its baseline after rounds of hostile inputs
   // allocator's working set for ordinary requests and the connection threads' stacks. Before the
   // parser released its buffers after large bodies and the server trimmed the allocator, it left
   // 60 to 100 MiB: the per-thread parser and each thread's arena kept their peak.
-  INFO("baseline " << baseline << " KiB, settled " << settled << " KiB, sent " << sent_kib << " KiB");
+  INFO("baseline " << baseline << " KiB, settled " << settled << " KiB, sent " << sent_kib
+                   << " KiB");
   CHECK(settled - baseline < sent_kib / 4);
 }

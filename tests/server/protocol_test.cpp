@@ -19,7 +19,6 @@ using jobset_webhook::testing::kValidate;
 using jobset_webhook::testing::sample_review;
 const std::string kMutate = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 
-
 std::unique_ptr<t::TlsConnection> connect(const t::TestServer& server, const t::Pki& pki) {
   std::string error;
   auto c = t::TlsConnection::open(
@@ -105,10 +104,12 @@ TEST_CASE("Header names and media types are matched whatever their case", "[serv
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   const std::string body = sample_review();
-  const auto res = connect(server, pki)->request(
-      "POST " + kValidate +
-      " HTTP/1.1\r\nhost: x\r\ncontent-type: Application/JSON; charset=utf-8\r\n"
-      "CONTENT-LENGTH: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  const auto res =
+      connect(server, pki)
+          ->request("POST " + kValidate +
+                    " HTTP/1.1\r\nhost: x\r\ncontent-type: Application/JSON; charset=utf-8\r\n"
+                    "CONTENT-LENGTH: " +
+                    std::to_string(body.size()) + "\r\n\r\n" + body);
   REQUIRE(res);
   CHECK(res->status == 200);
   CHECK(Json::parse(res->body)["response"]["allowed"].is_boolean());
@@ -166,7 +167,8 @@ TEST_CASE("One connection carries any number of requests", "[server][protocol]")
   t::TestServer server(t::test_options(pki));
   const auto conn = connect(server, pki);
   for (int i = 0; i < 50; ++i) {
-    const auto res = conn->request(t::http_request("POST", i % 2 ? kValidate : kMutate, sample_review()));
+    const auto res =
+        conn->request(t::http_request("POST", i % 2 ? kValidate : kMutate, sample_review()));
     REQUIRE(res);
     CHECK(res->status == 200);
     CHECK(res->header("connection").empty());

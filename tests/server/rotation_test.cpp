@@ -23,7 +23,6 @@ namespace {
 using jobset_webhook::testing::kValidate;
 using jobset_webhook::testing::sample_review;
 
-
 // A directory laid out as the kubelet lays out a Secret volume:
 //   tls.crt -> ..data/tls.crt, ..data -> ..gen_N/, ..gen_N/tls.crt
 class SecretVolume {
@@ -61,8 +60,8 @@ class Load {
     threads_.emplace_back([this, port, options] {
       while (!stop_) {
         const auto conn = t::TlsConnection::open(port, options);
-        const auto res =
-            conn ? conn->request(t::http_request("POST", kValidate, sample_review())) : std::nullopt;
+        const auto res = conn ? conn->request(t::http_request("POST", kValidate, sample_review()))
+                              : std::nullopt;
         (res && res->status == 200 ? answered_ : failed_)++;
       }
     });

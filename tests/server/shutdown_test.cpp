@@ -24,7 +24,6 @@ namespace {
 using jobset_webhook::testing::kValidate;
 using jobset_webhook::testing::sample_review;
 
-
 // Clients sending requests as fast as they are answered: some on kept-alive connections (opening
 // a new one when the server closes theirs), some on a new connection each time.
 class Load {
@@ -122,8 +121,7 @@ TEST_CASE("A request still arriving when shutdown begins is answered, then its c
   CHECK(drained.get());
 }
 
-TEST_CASE("/readyz answers 503 once shutdown begins",
-          "[server][shutdown][health][concurrency]") {
+TEST_CASE("/readyz answers 503 once shutdown begins", "[server][shutdown][health][concurrency]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   // A request whose body is never completed keeps the shutdown waiting (until the read timeout)
@@ -182,8 +180,7 @@ TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began
         CHECK(serve.wait_exit() == 0);
         load.stop();
         int requests = 0;
-        for (const auto& line : serve.log_lines())
-          requests += line["msg"] == "request" ? 1 : 0;
+        for (const auto& line : serve.log_lines()) requests += line["msg"] == "request" ? 1 : 0;
         CHECK(requests == load.answered());
       }
       const auto lines = serve.log_lines();

@@ -18,7 +18,6 @@ using jobset_webhook::testing::kValidate;
 using jobset_webhook::testing::sample_review;
 const std::string kServiceName = "jobset-webhook.jobset-system.svc";
 
-
 // True when a request over a connection with these options gets an answer. A refused client
 // certificate shows either in the handshake (TLS 1.2) or as a closed connection on the first read
 // (TLS 1.3, where the client's handshake ends before the server has checked its certificate).

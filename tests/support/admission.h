@@ -13,7 +13,8 @@
 namespace jobset_webhook::testing {
 
 inline std::string base64_decode(const std::string& in) {
-  static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const std::string kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   int bits = 0;
   unsigned value = 0;
@@ -32,15 +33,18 @@ inline std::string base64_decode(const std::string& in) {
 }
 
 // The AdmissionReview v1 the API server sends for this JobSet.
-inline Json admission_review(const std::string& operation, const Json& object, const Json& old_object = nullptr) {
+inline Json admission_review(const std::string& operation, const Json& object,
+                             const Json& old_object = nullptr) {
   const auto& metadata = object.at("metadata");
-  Json request = {{"uid", "00000000-0000-0000-0000-000000000001"},
-                  {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-                  {"resource", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
-                  {"name", metadata.value("name", "")},
-                  {"namespace", metadata.value("namespace", "default")},
-                  {"operation", operation},
-                  {"object", object}};
+  Json request = {
+      {"uid", "00000000-0000-0000-0000-000000000001"},
+      {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
+      {"resource",
+       {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
+      {"name", metadata.value("name", "")},
+      {"namespace", metadata.value("namespace", "default")},
+      {"operation", operation},
+      {"object", object}};
   if (!old_object.is_null()) request["oldObject"] = old_object;
   return {{"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}};
 }

@@ -70,13 +70,15 @@ inline std::vector<HostileReview> hostile_reviews() {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   out.push_back({"JSON nested 100,000 levels deep inside request.object",
                  replace_once(plain, "\"main\"", deep), 400,
-                 not_json("The JSON document was too deep (too many nested objects and arrays)"), false,
-                 ""});
+                 not_json("The JSON document was too deep (too many nested objects and arrays)"),
+                 false, ""});
   out.push_back({"invalid UTF-8 (0xFF) in the uid", replace_once(plain, "\"u-1\"", "\"u\xFF\""),
                  400, not_json("The input is not valid UTF-8"), false, ""});
   out.push_back({"invalid UTF-8 (an overlong '/') in an image",
-                 replace_once(plain, "\"bash:5.1\"", "\"bash\xC0\xAF" "5.1\""), 400,
-                 not_json("The input is not valid UTF-8"), false, ""});
+                 replace_once(plain, "\"bash:5.1\"",
+                              "\"bash\xC0\xAF"
+                              "5.1\""),
+                 400, not_json("The input is not valid UTF-8"), false, ""});
   out.push_back({"a key given twice in one object",
                  replace_once(plain, "\"replicas\":1", "\"replicas\":1,\"replicas\":5"), 200, "",
                  false,
@@ -112,8 +114,8 @@ inline std::vector<HostileReview> hostile_reviews() {
     scaled.back()["replicas"] = 3;
     changed.push_back(replicated_job(name, "bash:5.2"));
   }
-  out.push_back({"10,000 replicatedJobs, all scaled", update(jobset(scaled), jobset(old_jobs)),
-                 200, "", true, ""});
+  out.push_back({"10,000 replicatedJobs, all scaled", update(jobset(scaled), jobset(old_jobs)), 200,
+                 "", true, ""});
   out.push_back({"10,000 replicatedJobs, every image changed",
                  update(jobset(changed), jobset(old_jobs)), 200, "", false, ", and 9990 more]"});
   return out;

@@ -15,7 +15,8 @@ class Parsed {
  public:
   explicit Parsed(const char* text) : Parsed(std::string(text)) {}
   explicit Parsed(const std::string& text) : parser_(std::make_unique<simdjson::dom::parser>()) {
-    if (parser_->parse(text).get(root_) != simdjson::SUCCESS) throw std::runtime_error("bad JSON in test: " + text);
+    if (parser_->parse(text).get(root_) != simdjson::SUCCESS)
+      throw std::runtime_error("bad JSON in test: " + text);
   }
   explicit Parsed(const Json& value) : Parsed(value.dump()) {}
   JsonView root() const { return root_; }

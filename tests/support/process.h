@@ -29,12 +29,14 @@ inline std::string slurp(const std::filesystem::path& p) {
 
 // args is appended to the binary's path as shell words; keep it to simple, quoted words.
 inline ProcessResult run_cli(const std::string& args, const std::string& input = "") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("jobset-webhook-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("jobset-webhook-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "stdin", std::ios::binary) << input;
-  const std::string cmd = std::string(JOBSET_WEBHOOK_BINARY) + " " + args + " <" + (dir / "stdin").string() + " >" +
-                          (dir / "stdout").string() + " 2>" + (dir / "stderr").string();
+  const std::string cmd = std::string(JOBSET_WEBHOOK_BINARY) + " " + args + " <" +
+                          (dir / "stdin").string() + " >" + (dir / "stdout").string() + " 2>" +
+                          (dir / "stderr").string();
   const int status = std::system(cmd.c_str());
   ProcessResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -51,9 +51,9 @@ class ServeProcess {
   // `jobset-webhook serve` of this build on 127.0.0.1, ephemeral ports, no metrics port (its
   // default is fixed), then extra_args.
   static std::vector<std::string> serve_args(const std::vector<std::string>& extra_args) {
-    std::vector<std::string> argv = {JOBSET_WEBHOOK_BINARY, "serve",         "--bind", "127.0.0.1",
-                                     "--port",              "0",             "--health-port", "0",
-                                     "--metrics-port",      "0"};
+    std::vector<std::string> argv = {
+        JOBSET_WEBHOOK_BINARY, "serve", "--bind",         "127.0.0.1", "--port", "0",
+        "--health-port",       "0",     "--metrics-port", "0"};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     return argv;
   }

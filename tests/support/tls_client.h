@@ -245,7 +245,7 @@ class TlsConnection {
 
   int protocol_version() const { return SSL_version(ssl_); }
   SSL* ssl() const { return ssl_; }  // for what the helpers do not cover
-  int fd() const { return fd_; }  // for poll(): has the server sent anything (or closed)?
+  int fd() const { return fd_; }     // for poll(): has the server sent anything (or closed)?
 
   static std::string fingerprint(X509* cert) {
     if (cert == nullptr) return "";

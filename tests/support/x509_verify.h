@@ -21,10 +21,13 @@ namespace ossl = jobset_webhook::cli::ossl;
 // Standard base64 (a caBundle, a Secret's data) decoded. Line breaks are skipped, as Go's decoder
 // skips them: kustomize folds long Secret data.
 inline std::string base64_decode(std::string text) {
-  text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }), text.end());
+  text.erase(
+      std::remove_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }),
+      text.end());
   std::string out(text.size(), '\0');
   const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+                                reinterpret_cast<const unsigned char*>(text.data()),
+                                static_cast<int>(text.size()));
   if (n < 0) return "<not base64>";
   // EVP_DecodeBlock counts the bytes that '=' padding stands for.
   const auto padding = text.size() - text.find_last_not_of('=') - 1;
@@ -36,14 +39,15 @@ inline std::string base64_decode(std::string text) {
 inline std::vector<ossl::X509Ptr> certificates_of(const std::string& pem) {
   std::vector<ossl::X509Ptr> out;
   ossl::Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) out.emplace_back(cert);
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr))
+    out.emplace_back(cert);
   ERR_clear_error();  // the read that ends the loop queues a "no start line" error
   return out;
 }
 
 // "" when cert_pem verifies for host against the CAs in ca_pem, else OpenSSL's reason.
-inline std::string verify_serving_certificate(const std::string& cert_pem, const std::string& ca_pem,
-                                              const std::string& host) {
+inline std::string verify_serving_certificate(const std::string& cert_pem,
+                                              const std::string& ca_pem, const std::string& host) {
   const auto leaf = certificates_of(cert_pem);
   const auto cas = certificates_of(ca_pem);
   if (leaf.size() != 1) return "expected one certificate, got " + std::to_string(leaf.size());

@@ -55,12 +55,13 @@ class XmlReader {
     return std::nullopt;
   }
   void skip_space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t'))
+      ++i_;
   }
   std::string name() {
     const auto start = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '-' || s_[i_] == '_' ||
-                              s_[i_] == ':' || s_[i_] == '.')) {
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '-' ||
+                              s_[i_] == '_' || s_[i_] == ':' || s_[i_] == '.')) {
       ++i_;
     }
     return std::string(s_.substr(start, i_ - start));
@@ -71,7 +72,8 @@ class XmlReader {
     while (i_ < s_.size() && s_[i_] != stop) {
       const char c = s_[i_];
       if (c == '<') return fail("raw '<'");
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t') return fail("control character");
+      if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t')
+        return fail("control character");
       if (c != '&') {
         out += c;
         ++i_;
@@ -87,7 +89,8 @@ class XmlReader {
       } else if (entity.size() > 1 && entity[0] == '#' &&
                  entity.substr(1).find_first_not_of("0123456789") == std::string_view::npos) {
         const long code = std::stol(std::string(entity.substr(1)));
-        if (code != 9 && code != 10 && code != 13 && code < 0x20) return fail("reference to a non-XML character");
+        if (code != 9 && code != 10 && code != 13 && code < 0x20)
+          return fail("reference to a non-XML character");
         if (code >= 0x80) return fail("non-ASCII character reference (not used by the report)");
         out += static_cast<char>(code);
       } else {
@@ -115,7 +118,8 @@ class XmlReader {
         break;
       }
       const std::string attr = name();
-      if (attr.empty() || i_ + 1 >= s_.size() || s_[i_] != '=' || s_[i_ + 1] != '"') return fail("bad attribute");
+      if (attr.empty() || i_ + 1 >= s_.size() || s_[i_] != '=' || s_[i_ + 1] != '"')
+        return fail("bad attribute");
       i_ += 2;
       auto value = chars('"');
       if (!value || i_ >= s_.size()) return fail("unterminated attribute");
@@ -129,7 +133,8 @@ class XmlReader {
       if (i_ >= s_.size()) return fail("unterminated element " + e.name);
       if (s_.substr(i_, 2) == "</") {
         i_ += 2;
-        if (name() != e.name || i_ >= s_.size() || s_[i_] != '>') return fail("mismatched end tag for " + e.name);
+        if (name() != e.name || i_ >= s_.size() || s_[i_] != '>')
+          return fail("mismatched end tag for " + e.name);
         ++i_;
         return e;
       }

@@ -14,8 +14,11 @@ using jobset_webhook::testing::Parsed;
 namespace {
 
 Json rjob(const std::string& name) {
-  return {{"name", name},
-          {"template", {{"spec", {{"template", {{"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}}}}}}};
+  return {
+      {"name", name},
+      {"template",
+       {{"spec",
+         {{"template", {{"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}}}}}}};
 }
 
 Json jobset() {
@@ -54,104 +57,135 @@ const std::string kJob0 = "/spec/replicatedJobs/0";
 
 }  // namespace
 
-TEST_CASE("The CRD schema rejects what the API server rejects on create", "[validation][create][schema]") {
+TEST_CASE("The CRD schema rejects what the API server rejects on create",
+          "[validation][create][schema]") {
   Json deps6 = Json::array();
-  for (const char* n : {"a", "b", "c", "d", "e", "f"}) deps6.push_back({{"name", n}, {"status", "Ready"}});
+  for (const char* n : {"a", "b", "c", "d", "e", "f"})
+    deps6.push_back({{"name", n}, {"status", "Ready"}});
   const Json claim = {{"templates", {{{"metadata", {{"name", "data"}}}}}}};
   const std::vector<Case> cases = {
       {"a plain JobSet passes", jobset(), ""},
       {"a JobSet without replicatedJobs passes", without(jobset(), "/spec/replicatedJobs"), ""},
-      {"name and template are required",
-       with(jobset(), kJob0, Json::object()),
+      {"name and template are required", with(jobset(), kJob0, Json::object()),
        "[" + kRjob0 + ".name: Required value, " + kRjob0 + ".template: Required value]"},
       {"replicas must be an integer", with(jobset(), kJob0 + "/replicas", "2"),
-       kRjob0 + ".replicas: Invalid value: \"string\": " + kRjob0 + ".replicas in body must be of type integer: \"string\""},
+       kRjob0 + ".replicas: Invalid value: \"string\": " + kRjob0 +
+           ".replicas in body must be of type integer: \"string\""},
       {"replicas may not be negative (main's minimum)", with(jobset(), kJob0 + "/replicas", -1),
-       kRjob0 + ".replicas: Invalid value: -1: " + kRjob0 + ".replicas in body should be greater than or equal to 0"},
+       kRjob0 + ".replicas: Invalid value: -1: " + kRjob0 +
+           ".replicas in body should be greater than or equal to 0"},
       {"replicas must fit Go's int32", with(jobset(), kJob0 + "/replicas", 3000000000LL),
-       kRjob0 + ".replicas: Invalid value: 3000000000: must be between -2147483648 and 2147483647, inclusive"},
+       kRjob0 + ".replicas: Invalid value: 3000000000: must be between -2147483648 and 2147483647, "
+                "inclusive"},
       {"a float that is an integer is an integer", with(jobset(), kJob0 + "/replicas", 2.0), ""},
-      {"ttlSecondsAfterFinished may not be negative", with(jobset(), "/spec/ttlSecondsAfterFinished", -5),
-       "spec.ttlSecondsAfterFinished: Invalid value: -5: spec.ttlSecondsAfterFinished in body should be greater than or "
+      {"ttlSecondsAfterFinished may not be negative",
+       with(jobset(), "/spec/ttlSecondsAfterFinished", -5),
+       "spec.ttlSecondsAfterFinished: Invalid value: -5: spec.ttlSecondsAfterFinished in body "
+       "should be greater than or "
        "equal to 0"},
-      {"restartStrategy is an enum", with(jobset(), "/spec/failurePolicy", {{"restartStrategy", "Foo"}}),
+      {"restartStrategy is an enum",
+       with(jobset(), "/spec/failurePolicy", {{"restartStrategy", "Foo"}}),
        R"(spec.failurePolicy.restartStrategy: Unsupported value: "Foo": supported values: "Recreate", "BlockingRecreate", "InPlaceRestart")"},
-      {"failure policy rules need an action and a name", with(jobset(), "/spec/failurePolicy", {{"rules", {Json::object()}}}),
-       "[spec.failurePolicy.rules[0].action: Required value, spec.failurePolicy.rules[0].name: Required value]"},
+      {"failure policy rules need an action and a name",
+       with(jobset(), "/spec/failurePolicy", {{"rules", {Json::object()}}}),
+       "[spec.failurePolicy.rules[0].action: Required value, spec.failurePolicy.rules[0].name: "
+       "Required value]"},
       {"failure policy actions are an enum",
        with(jobset(), "/spec/failurePolicy", {{"rules", {{{"name", "r"}, {"action", "Retry"}}}}}),
        R"(spec.failurePolicy.rules[0].action: Unsupported value: "Retry": supported values: "FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob", "RestartJobAndIgnoreMaxRestarts")"},
-      {"the success policy needs an operator", with(jobset(), "/spec/successPolicy", Json::object()),
+      {"the success policy needs an operator",
+       with(jobset(), "/spec/successPolicy", Json::object()),
        "spec.successPolicy.operator: Required value"},
-      {"the success operator is an enum", with(jobset(), "/spec/successPolicy", {{"operator", "Most"}}),
+      {"the success operator is an enum",
+       with(jobset(), "/spec/successPolicy", {{"operator", "Most"}}),
        R"(spec.successPolicy.operator: Unsupported value: "Most": supported values: "All", "Any")"},
       {"the startup policy needs an order", with(jobset(), "/spec/startupPolicy", Json::object()),
        "spec.startupPolicy.startupPolicyOrder: Required value"},
-      {"the coordinator needs a replicatedJob", with(jobset(), "/spec/coordinator", {{"jobIndex", 0}}),
+      {"the coordinator needs a replicatedJob",
+       with(jobset(), "/spec/coordinator", {{"jobIndex", 0}}),
        "spec.coordinator.replicatedJob: Required value"},
       {"dependsOn status is Ready or Complete",
        with(jobset(), "/spec/replicatedJobs/1/dependsOn", {{{"name", "a"}, {"status", "Failed"}}}),
        R"(spec.replicatedJobs[1].dependsOn[0].status: Unsupported value: "Failed": supported values: "Ready", "Complete")"},
-      {"dependsOn entries need a name and a status", with(jobset(), "/spec/replicatedJobs/1/dependsOn", {Json::object()}),
-       "[spec.replicatedJobs[1].dependsOn[0].name: Required value, spec.replicatedJobs[1].dependsOn[0].status: Required "
+      {"dependsOn entries need a name and a status",
+       with(jobset(), "/spec/replicatedJobs/1/dependsOn", {Json::object()}),
+       "[spec.replicatedJobs[1].dependsOn[0].name: Required value, "
+       "spec.replicatedJobs[1].dependsOn[0].status: Required "
        "value]"},
       {"at most 5 dependsOn", with(jobset(), "/spec/replicatedJobs/1/dependsOn", deps6),
        "spec.replicatedJobs[1].dependsOn: Too many: 6: must have at most 5 items"},
-      {"dependsOn names are keys", with(jobset(), "/spec/replicatedJobs/1/dependsOn",
-                                        {{{"name", "a"}, {"status", "Ready"}}, {{"name", "a"}, {"status", "Complete"}}}),
+      {"dependsOn names are keys",
+       with(jobset(), "/spec/replicatedJobs/1/dependsOn",
+            {{{"name", "a"}, {"status", "Ready"}}, {{"name", "a"}, {"status", "Complete"}}}),
        R"(spec.replicatedJobs[1].dependsOn[1]: Duplicate value: {"name":"a"})"},
       {"replicatedJob names are keys", with(jobset(), "/spec/replicatedJobs/1/name", "a"),
        R"(spec.replicatedJobs[1]: Duplicate value: {"name":"a"})"},
-      {"at most 50 volumeClaimPolicies", with(jobset(), "/spec/volumeClaimPolicies", many(51, claim)),
+      {"at most 50 volumeClaimPolicies",
+       with(jobset(), "/spec/volumeClaimPolicies", many(51, claim)),
        "spec.volumeClaimPolicies: Too many: 51: must have at most 50 items"},
       {"at most 50 templates in a policy",
-       with(jobset(), "/spec/volumeClaimPolicies", {{{"templates", many(51, {{"metadata", {{"name", "x"}}}})}}}),
+       with(jobset(), "/spec/volumeClaimPolicies",
+            {{{"templates", many(51, {{"metadata", {{"name", "x"}}}})}}}),
        "spec.volumeClaimPolicies[0].templates: Too many: 51: must have at most 50 items"},
       {"retention is Delete or Retain",
-       with(jobset(), "/spec/volumeClaimPolicies", {{{"retentionPolicy", {{"whenDeleted", "Keep"}}}}}),
+       with(jobset(), "/spec/volumeClaimPolicies",
+            {{{"retentionPolicy", {{"whenDeleted", "Keep"}}}}}),
        R"(spec.volumeClaimPolicies[0].retentionPolicy.whenDeleted: Unsupported value: "Keep": supported values: "Delete", "Retain")"},
       {"booleans are booleans", with(jobset(), "/spec/suspend", "true"),
        R"(spec.suspend: Invalid value: "string": spec.suspend in body must be of type boolean: "string")"},
       {"nulls are dropped, not rejected", with(jobset(), "/spec/network", nullptr), ""},
-      {"the Job template is type-checked", with(jobset(), kJob0 + "/template/spec/parallelism", "2"),
+      {"the Job template is type-checked",
+       with(jobset(), kJob0 + "/template/spec/parallelism", "2"),
        kRjob0 + ".template.spec.parallelism: Invalid value: \"string\": " + kRjob0 +
            ".template.spec.parallelism in body must be of type integer: \"string\""},
       {"a pod template list must be a list",
        with(jobset(), kJob0 + "/template/spec/template/spec/containers", Json::object()),
        kRjob0 + ".template.spec.template.spec.containers: Invalid value: \"object\": " + kRjob0 +
            ".template.spec.template.spec.containers in body must be of type array: \"object\""},
-      {"map values are typed", with(jobset(), kJob0 + "/template/spec/template/metadata/labels", {{"app", 1}}),
-       kRjob0 + ".template.spec.template.metadata.labels[app]: Invalid value: \"integer\": " + kRjob0 +
-           ".template.spec.template.metadata.labels[app] in body must be of type string: \"integer\""},
-      {"int-or-string takes either", with(jobset(), kJob0 + "/template/spec/template/spec/containers/0/ports",
-                                           {{{"containerPort", 80}}}),
+      {"map values are typed",
+       with(jobset(), kJob0 + "/template/spec/template/metadata/labels", {{"app", 1}}),
+       kRjob0 +
+           ".template.spec.template.metadata.labels[app]: Invalid value: \"integer\": " + kRjob0 +
+           ".template.spec.template.metadata.labels[app] in body must be of type string: "
+           "\"integer\""},
+      {"int-or-string takes either",
+       with(jobset(), kJob0 + "/template/spec/template/spec/containers/0/ports",
+            {{{"containerPort", 80}}}),
        ""},
       {"int-or-string takes nothing else",
        with(jobset(), kJob0 + "/template/spec/template/spec/containers/0/readinessProbe",
             {{"httpGet", {{"port", true}}}}),
-       kRjob0 + ".template.spec.template.spec.containers[0].readinessProbe.httpGet.port: Invalid value: \"boolean\": " +
-           kRjob0 + ".template.spec.template.spec.containers[0].readinessProbe.httpGet.port in body must be of type "
-                    "integer,string: \"boolean\""},
+       kRjob0 +
+           ".template.spec.template.spec.containers[0].readinessProbe.httpGet.port: Invalid value: "
+           "\"boolean\": " +
+           kRjob0 +
+           ".template.spec.template.spec.containers[0].readinessProbe.httpGet.port in body must be "
+           "of type "
+           "integer,string: \"boolean\""},
       {"unknown template fields are pruned, not rejected",
        with(jobset(), kJob0 + "/template/spec/template/spec/someFutureField", {{"x", 1}}), ""},
       {"StartupPolicy InOrder and dependsOn are mutually exclusive (CEL)",
-       with(with(jobset(), "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}}), "/spec/replicatedJobs/1/dependsOn",
-            {{{"name", "a"}, {"status", "Ready"}}}),
+       with(with(jobset(), "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}}),
+            "/spec/replicatedJobs/1/dependsOn", {{{"name", "a"}, {"status", "Ready"}}}),
        R"(spec: Invalid value: "object": StartupPolicy and DependsOn APIs are mutually exclusive)"},
       {"AnyOrder and dependsOn go together",
-       with(with(jobset(), "/spec/startupPolicy", {{"startupPolicyOrder", "AnyOrder"}}), "/spec/replicatedJobs/1/dependsOn",
-            {{{"name", "a"}, {"status", "Ready"}}}),
+       with(with(jobset(), "/spec/startupPolicy", {{"startupPolicyOrder", "AnyOrder"}}),
+            "/spec/replicatedJobs/1/dependsOn", {{{"name", "a"}, {"status", "Ready"}}}),
        ""},
       {"volume claim templates may not set a namespace (CEL)",
-       with(jobset(), "/spec/volumeClaimPolicies", {{{"templates", {{{"metadata", {{"name", "d"}, {"namespace", "x"}}}}}}}}),
+       with(jobset(), "/spec/volumeClaimPolicies",
+            {{{"templates", {{{"metadata", {{"name", "d"}, {"namespace", "x"}}}}}}}}),
        R"(spec.volumeClaimPolicies[0]: Invalid value: "object": namespace cannot be set for VolumeClaimPolicies templates)"},
       {"metadata.name is a DNS-1123 subdomain", with(jobset(), "/metadata/name", "My_Job"),
-       "metadata.name: Invalid value: \"My_Job\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-       "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+       "metadata.name: Invalid value: \"My_Job\": a lowercase RFC 1123 subdomain must consist of "
+       "lower case alphanumeric "
+       "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+       "'example.com', regex used "
        "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
       {"a name or a generateName is required", with(jobset(), "/metadata", Json::object()),
        "metadata.name: Required value: name or generateName is required"},
-      {"generateName may end in a dash", with(jobset(), "/metadata", {{"generateName", "train-"}}), ""},
+      {"generateName may end in a dash", with(jobset(), "/metadata", {{"generateName", "train-"}}),
+       ""},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -161,35 +195,47 @@ TEST_CASE("The CRD schema rejects what the API server rejects on create", "[vali
   }
 }
 
-TEST_CASE("validate_create sees a manifest as the API server would: defaulted", "[validation][create]") {
+TEST_CASE("validate_create sees a manifest as the API server would: defaulted",
+          "[validation][create]") {
   // Unnamed rules, no groupName and no replicas are fine once defaulted, although upstream's
   // ValidateCreate on the raw object would complain.
   const Json js = with(jobset(), "/spec/failurePolicy", {{"rules", {{{"action", "FailJobSet"}}}}});
   const Parsed raw(js);
   CHECK(v::validate_create(raw, Policy{}).empty());
   const std::string dns1035 =
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-      "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation "
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+      "alphabetic "
+      "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex "
+      "used for validation "
       "is '[a-z]([-a-z0-9]*[a-z0-9])?')";
   CHECK(jobset_webhook::field::to_string(v::validate_create_rules(raw, Policy{})) ==
         "[spec.replicatedJobs[0].groupName: Invalid value: \"\": " + dns1035 +
             ", spec.replicatedJobs[1].groupName: Invalid value: \"\": " + dns1035 +
-            ", <nil>: Internal error: invalid failure policy rule name of length 0, the rule name must be at least 1 "
-            "characters long and at most 128 characters long, <nil>: Internal error: invalid failure policy rule name "
-            "'', a failure policy rule name must start with an alphabetic character, optionally followed by a string "
-            "of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_']");
+            ", <nil>: Internal error: invalid failure policy rule name of length 0, the rule name "
+            "must be at least 1 "
+            "characters long and at most 128 characters long, <nil>: Internal error: invalid "
+            "failure policy rule name "
+            "'', a failure policy rule name must start with an alphabetic character, optionally "
+            "followed by a string "
+            "of alphanumeric characters or '_,:', and must end with an alphanumeric character or "
+            "'_']");
 }
 
-TEST_CASE("validate_create runs the webhook rules only when the schema passes", "[validation][create]") {
+TEST_CASE("validate_create runs the webhook rules only when the schema passes",
+          "[validation][create]") {
   const Json js = with(with(jobset(), kJob0 + "/replicas", -1), kJob0 + "/name", "Bad.Name");
   const Parsed parsed(js);
   CHECK(jobset_webhook::field::to_string(v::validate_create(parsed, Policy{})) ==
-        kRjob0 + ".replicas: Invalid value: -1: " + kRjob0 + ".replicas in body should be greater than or equal to 0");
+        kRjob0 + ".replicas: Invalid value: -1: " + kRjob0 +
+            ".replicas in body should be greater than or equal to 0");
   const Parsed valid_schema(with(jobset(), kJob0 + "/name", "Bad.Name"));
-  CHECK(jobset_webhook::field::to_string(v::validate_create(valid_schema, Policy{})) ==
-        "spec.replicatedJobs[0].name: Invalid value: \"js-Bad.Name-0\": a DNS-1035 label must consist of lower case "
-        "alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character "
-        "(e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')");
+  CHECK(
+      jobset_webhook::field::to_string(v::validate_create(valid_schema, Policy{})) ==
+      "spec.replicatedJobs[0].name: Invalid value: \"js-Bad.Name-0\": a DNS-1035 label must "
+      "consist of lower case "
+      "alphanumeric characters or '-', start with an alphabetic character, and end with an "
+      "alphanumeric character "
+      "(e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')");
 }
 
 TEST_CASE("validate_create follows the feature gates of the policy", "[validation][create]") {
@@ -201,7 +247,8 @@ TEST_CASE("validate_create follows the feature gates of the policy", "[validatio
   js[Json::json_pointer(kJob0 + "/template/spec/podReplacementPolicy")] = "Failed";
   const Parsed parsed(js);
   CHECK(jobset_webhook::field::to_string(v::validate_create(parsed, Policy{})) ==
-        "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled");
+        "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when InPlaceRestart "
+        "feature gate is disabled");
   Policy on;
   on.feature_gates.in_place_restart = true;
   CHECK(v::validate_create(parsed, on).empty());

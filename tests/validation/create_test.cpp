@@ -1,7 +1,8 @@
-// Upstream's TestValidateCreate (kubernetes-sigs/jobset v0.12.0, pkg/webhooks/jobset_webhook_test.go)
-// translated to JSON, plus the two generateName cases main added. Upstream checks substrings and
-// tolerates extra errors; these cases pin the whole answer, so where upstream's input also trips
-// other rules (an unnamed rule, a too-long name) the extra errors are spelled out.
+// Upstream's TestValidateCreate (kubernetes-sigs/jobset v0.12.0,
+// pkg/webhooks/jobset_webhook_test.go) translated to JSON, plus the two generateName cases main
+// added. Upstream checks substrings and tolerates extra errors; these cases pin the whole answer,
+// so where upstream's input also trips other rules (an unnamed rule, a too-long name) the extra
+// errors are spelled out.
 
 #include "jobset_webhook/validation/create.h"
 
@@ -16,17 +17,23 @@ using jobset_webhook::testing::Parsed;
 
 namespace {
 
-const Json kPodTemplate = {{"spec", {{"containers", {{{"name", "test"}, {"image", "bash:latest"}}}}}}};
+const Json kPodTemplate = {
+    {"spec", {{"containers", {{{"name", "test"}, {"image", "bash:latest"}}}}}}};
 
 // A ReplicatedJob as upstream's cases write it: groupName "default", the given replicas, and a
 // Job spec holding the pod template plus any extra fields.
-Json rjob(const std::string& name, std::int64_t replicas = 1, Json job_spec = Json::object(), Json pod = kPodTemplate) {
+Json rjob(const std::string& name, std::int64_t replicas = 1, Json job_spec = Json::object(),
+          Json pod = kPodTemplate) {
   job_spec["template"] = std::move(pod);
-  return {{"name", name}, {"groupName", "default"}, {"replicas", replicas}, {"template", {{"spec", std::move(job_spec)}}}};
+  return {{"name", name},
+          {"groupName", "default"},
+          {"replicas", replicas},
+          {"template", {{"spec", std::move(job_spec)}}}};
 }
 
 Json indexed(std::int64_t completions, std::int64_t parallelism) {
-  return {{"completionMode", "Indexed"}, {"completions", completions}, {"parallelism", parallelism}};
+  return {
+      {"completionMode", "Indexed"}, {"completions", completions}, {"parallelism", parallelism}};
 }
 
 Json pod_mounting(const std::string& volume, bool init_container = false) {
@@ -51,7 +58,9 @@ Json with(Json js, const std::string& pointer, Json value) {
 Json claim_policy(const std::string& template_name, const std::string& when_deleted = "Delete") {
   return {{"templates",
            {{{"metadata", {{"name", template_name}}},
-             {"spec", {{"accessModes", {"ReadWriteMany"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}},
+             {"spec",
+              {{"accessModes", {"ReadWriteMany"}},
+               {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}},
           {"retentionPolicy", {{"whenDeleted", when_deleted}}}};
 }
 
@@ -89,11 +98,14 @@ const std::string kA60(60, 'a');
 const std::string kA62(62, 'a');
 const std::string kA64(64, 'a');
 const std::string kRuleNameFormat =
-    "a failure policy rule name must start with an alphabetic character, optionally followed by a string of "
+    "a failure policy rule name must start with an alphabetic character, optionally followed by a "
+    "string of "
     "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";
 const std::string kDns1035Format =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, "
-    "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, "
+    "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
+    "validation is "
     "'[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 }  // namespace
@@ -104,17 +116,23 @@ TEST_CASE("Upstream's general create cases, translated", "[validation][create]")
       {"number of pods exceeds the limit",
        jobset({{"replicatedJobs",
                 {rjob("test-jobset-replicated-job-0", 2147483647, {{"parallelism", 2147483647}}),
-                 rjob("test-jobset-replicated-job-1", -2147483648LL, {{"parallelism", -2147483648LL}})}},
+                 rjob("test-jobset-replicated-job-1", -2147483648LL,
+                      {{"parallelism", -2147483648LL}})}},
                {"successPolicy", all}}),
-       "[<nil>: Internal error: the product of replicas and parallelism must not exceed 2147483647 for replicatedJob "
-       "'test-jobset-replicated-job-0', <nil>: Internal error: the product of replicas and parallelism must not exceed "
+       "[<nil>: Internal error: the product of replicas and parallelism must not exceed 2147483647 "
+       "for replicatedJob "
+       "'test-jobset-replicated-job-0', <nil>: Internal error: the product of replicas and "
+       "parallelism must not exceed "
        "2147483647 for replicatedJob 'test-jobset-replicated-job-1']"},
       {"number of pods within the limit",
-       jobset({{"replicatedJobs", {rjob("test-jobset-replicated-job-0")}}, {"successPolicy", all}}), ""},
+       jobset({{"replicatedJobs", {rjob("test-jobset-replicated-job-0")}}, {"successPolicy", all}}),
+       ""},
       {"success policy has non matching replicated job",
        jobset({{"replicatedJobs", {rjob("test-jobset-replicated-job-0")}},
-               {"successPolicy", {{"operator", "All"}, {"targetReplicatedJobs", {"does not exist"}}}}}),
-       "<nil>: Internal error: invalid replicatedJob name 'does not exist' does not appear in .spec.ReplicatedJobs"},
+               {"successPolicy",
+                {{"operator", "All"}, {"targetReplicatedJobs", {"does not exist"}}}}}),
+       "<nil>: Internal error: invalid replicatedJob name 'does not exist' does not appear in "
+       ".spec.ReplicatedJobs"},
       {"network has invalid dns name",
        jobset({{"network", {{"enableDNSHostnames", true}, {"subdomain", kA64}}},
                {"replicatedJobs", {rjob("test-jobset-replicated-job-0")}},
@@ -131,22 +149,26 @@ TEST_CASE("Upstream's general create cases, translated", "[validation][create]")
       {"jobset name will result in job name being too long",
        jobset({{"replicatedJobs", {rjob("rj", 101)}}, {"successPolicy", all}}, kA62),
        "spec.replicatedJobs[0].name: Invalid value: \"" + kA62 +
-           "-rj-100\": JobSet name is too long, job names generated for this JobSet will exceed 63 characters"},
+           "-rj-100\": JobSet name is too long, job names generated for this JobSet will exceed 63 "
+           "characters"},
       {"jobset name will result in a pod name being too long",
        jobset({{"replicatedJobs", {rjob("rj", 1, indexed(1, 1))}}, {"successPolicy", all}}, kA56),
        "spec.replicatedJobs[0].name: Invalid value: \"" + kA56 +
-           "-rj-0\": JobSet name is too long, pod names generated for this JobSet will exceed 63 characters"},
+           "-rj-0\": JobSet name is too long, pod names generated for this JobSet will exceed 63 "
+           "characters"},
   });
 }
 
 TEST_CASE("Upstream's managedBy create cases, translated", "[validation][create]") {
   const auto spec = [](Json managed_by) {
-    Json s = {{"replicatedJobs", {rjob("rj", 1, indexed(1, 1))}}, {"successPolicy", Json::object()}};
+    Json s = {{"replicatedJobs", {rjob("rj", 1, indexed(1, 1))}},
+              {"successPolicy", Json::object()}};
     if (!managed_by.is_null()) s["managedBy"] = std::move(managed_by);
     return jobset(std::move(s));
   };
   run_cases({
-      {"jobset controller name is not a domain-prefixed path", spec("notDomainPrefixedPathControllerName"),
+      {"jobset controller name is not a domain-prefixed path",
+       spec("notDomainPrefixedPathControllerName"),
        R"(spec.managedBy: Invalid value: "notDomainPrefixedPathControllerName": must be a domain-prefixed path (such as "acme.io/foo"))"},
       {"jobset controller name is too long", spec("foo.bar/" + std::string(63, 'a')),
        "spec.managedBy: Too long: may not be more than 63 bytes"},
@@ -162,64 +184,83 @@ TEST_CASE("Upstream's failure policy create cases, translated", "[validation][cr
                    {"successPolicy", Json::object()}});
   };
   const std::string length0 =
-      "<nil>: Internal error: invalid failure policy rule name of length 0, the rule name must be at least 1 characters "
+      "<nil>: Internal error: invalid failure policy rule name of length 0, the rule name must be "
+      "at least 1 characters "
       "long and at most 128 characters long";
-  const std::string unnamed = "<nil>: Internal error: invalid failure policy rule name '', " + kRuleNameFormat;
+  const std::string unnamed =
+      "<nil>: Internal error: invalid failure policy rule name '', " + kRuleNameFormat;
   const auto restart_job = [](const char* action, const char* name, std::int64_t replicas) {
     return jobset({{"replicatedJobs", {rjob("rj", replicas, indexed(1, 1))}},
                    {"failurePolicy", {{"rules", {{{"action", action}, {"name", name}}}}}},
                    {"successPolicy", Json::object()}});
   };
   run_cases({
-      {"failure policy rule name is valid", spec({{"rules", {{{"name", "superAwesomeFailurePolicyRule"}}}}}), ""},
+      {"failure policy rule name is valid",
+       spec({{"rules", {{{"name", "superAwesomeFailurePolicyRule"}}}}}), ""},
       {"jobset failure policy has an invalid on job failure reason",
-       spec({{"maxRestarts", 1}, {"rules", {{{"action", "FailJobSet"}, {"onJobFailureReasons", {"fakeReason"}}}}}}),
+       spec({{"maxRestarts", 1},
+             {"rules", {{{"action", "FailJobSet"}, {"onJobFailureReasons", {"fakeReason"}}}}}}),
        "[" + length0 + ", " + unnamed +
-           ", <nil>: Internal error: invalid job failure reason 'fakeReason' in failure policy is not a recognized job "
+           ", <nil>: Internal error: invalid job failure reason 'fakeReason' in failure policy is "
+           "not a recognized job "
            "failure reason]"},
       {"jobset failure policy has an invalid replicated job",
-       spec({{"maxRestarts", 1}, {"rules", {{{"action", "FailJobSet"}, {"targetReplicatedJobs", {"fakeReplicatedJob"}}}}}}),
+       spec({{"maxRestarts", 1},
+             {"rules",
+              {{{"action", "FailJobSet"}, {"targetReplicatedJobs", {"fakeReplicatedJob"}}}}}}),
        "[" + length0 + ", " + unnamed +
-           ", <nil>: Internal error: invalid replicatedJob name 'fakeReplicatedJob' in failure policy does not appear in "
+           ", <nil>: Internal error: invalid replicatedJob name 'fakeReplicatedJob' in failure "
+           "policy does not appear in "
            ".spec.ReplicatedJobs]"},
-      {"jobset failure policy rule name is 0 characters long a.k.a unset", spec({{"rules", {Json::object()}}}),
-       "[" + length0 + ", " + unnamed + "]"},
+      {"jobset failure policy rule name is 0 characters long a.k.a unset",
+       spec({{"rules", {Json::object()}}}), "[" + length0 + ", " + unnamed + "]"},
       {"jobset failure policy rule name is greater than 128 characters long",
        spec({{"rules", {{{"name", std::string(129, 'a')}}}}}),
-       "<nil>: Internal error: invalid failure policy rule name of length 129, the rule name must be at least 1 "
+       "<nil>: Internal error: invalid failure policy rule name of length 129, the rule name must "
+       "be at least 1 "
        "characters long and at most 128 characters long"},
       {"there are two failure policy rules with the same name",
        spec({{"rules", {{{"name", "repeatedRuleName"}}, {{"name", "repeatedRuleName"}}}}}),
-       "<nil>: Internal error: rule names are not unique, rules with indices [0 1] all have the same name "
+       "<nil>: Internal error: rule names are not unique, rules with indices [0 1] all have the "
+       "same name "
        "'repeatedRuleName'"},
       {"failure policy rule name does not start with an alphabetic character",
        spec({{"rules", {{{"name", "1ruleToRuleThemAll"}}}}}),
-       "<nil>: Internal error: invalid failure policy rule name '1ruleToRuleThemAll', " + kRuleNameFormat},
+       "<nil>: Internal error: invalid failure policy rule name '1ruleToRuleThemAll', " +
+           kRuleNameFormat},
       {"failure policy rule name does not end with an alphanumeric nor '_'",
        spec({{"rules", {{{"name", "ruleToRuleThemAll,"}}}}}),
-       "<nil>: Internal error: invalid failure policy rule name 'ruleToRuleThemAll,', " + kRuleNameFormat},
+       "<nil>: Internal error: invalid failure policy rule name 'ruleToRuleThemAll,', " +
+           kRuleNameFormat},
       {"jobset failure policy rule has RestartJob action and a replicated job with replicas > 1024",
        restart_job("RestartJob", "restartJobRule", 1025),
        "<nil>: Internal error: JobSet cannot have a failure policy rule with RestartJob or "
        "RestartJobAndIgnoreMaxRestarts action and a replicated job with replicas > 1024",
        gates(false, true)},
-      {"jobset failure policy rule has RestartJobAndIgnoreMaxRestarts action and a replicated job with replicas > 1024",
+      {"jobset failure policy rule has RestartJobAndIgnoreMaxRestarts action and a replicated job "
+       "with replicas > 1024",
        restart_job("RestartJobAndIgnoreMaxRestarts", "restartJobAndIgnoreMaxRestartsRule", 1025),
        "<nil>: Internal error: JobSet cannot have a failure policy rule with RestartJob or "
        "RestartJobAndIgnoreMaxRestarts action and a replicated job with replicas > 1024",
        gates(false, true)},
       {"jobset failure policy rule has RestartJob action and RestartJob feature gate is disabled",
        restart_job("RestartJob", "restartJobRule", 1),
-       "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed "
+       "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy "
+       "actions are not allowed "
        "when RestartJob feature gate is disabled"},
-      {"jobset failure policy rule has RestartJobAndIgnoreMaxRestarts action and RestartJob feature gate is disabled",
+      {"jobset failure policy rule has RestartJobAndIgnoreMaxRestarts action and RestartJob "
+       "feature gate is disabled",
        restart_job("RestartJobAndIgnoreMaxRestarts", "restartJobAndIgnoreMaxRestartsRule", 1),
-       "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed "
+       "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy "
+       "actions are not allowed "
        "when RestartJob feature gate is disabled"},
       // Not upstream's: with the gate off, upstream returns before the other rule checks.
       {"a disabled RestartJob action hides the other failure policy errors",
-       spec({{"rules", {{{"action", "RestartJob"}}, {{"name", "1bad"}, {"targetReplicatedJobs", {"nope"}}}}}}),
-       "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed "
+       spec({{"rules",
+              {{{"action", "RestartJob"}},
+               {{"name", "1bad"}, {"targetReplicatedJobs", {"nope"}}}}}}),
+       "<nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts failure policy "
+       "actions are not allowed "
        "when RestartJob feature gate is disabled"},
   });
 }
@@ -227,7 +268,9 @@ TEST_CASE("Upstream's failure policy create cases, translated", "[validation][cr
 TEST_CASE("Upstream's coordinator create cases, translated", "[validation][create]") {
   const auto two_jobs = [](Json a_spec, Json coordinator) {
     return jobset({{"coordinator", std::move(coordinator)},
-                   {"replicatedJobs", {rjob("replicatedjob-a", 2, std::move(a_spec)), rjob("replicatedjob-b", 2, indexed(2, 2))}},
+                   {"replicatedJobs",
+                    {rjob("replicatedjob-a", 2, std::move(a_spec)),
+                     rjob("replicatedjob-b", 2, indexed(2, 2))}},
                    {"successPolicy", Json::object()}});
   };
   const auto at = [](const std::string& rj, int job, int pod) {
@@ -235,28 +278,35 @@ TEST_CASE("Upstream's coordinator create cases, translated", "[validation][creat
   };
   const auto label_error = [](const std::string& endpoint) {
     return "<nil>: Internal error: spec will lead to invalid label value \"" + endpoint +
-           "\" for coordinator label \"jobset.sigs.k8s.io/coordinator\" (long JobSet / ReplicatedJob / SubDomain "
+           "\" for coordinator label \"jobset.sigs.k8s.io/coordinator\" (long JobSet / "
+           "ReplicatedJob / SubDomain "
            "name?): must be no more than 63 bytes";
   };
-  const std::string job_too_long = "JobSet name is too long, job names generated for this JobSet will exceed 63 characters";
-  const std::string pod_too_long = "JobSet name is too long, pod names generated for this JobSet will exceed 63 characters";
+  const std::string job_too_long =
+      "JobSet name is too long, job names generated for this JobSet will exceed 63 characters";
+  const std::string pod_too_long =
+      "JobSet name is too long, pod names generated for this JobSet will exceed 63 characters";
   run_cases({
       {"coordinator replicated job does not exist", two_jobs(indexed(2, 2), at("fake-rjob", 0, 0)),
        "<nil>: Internal error: coordinator replicatedJob fake-rjob does not exist"},
       {"coordinator replicated job missing completions",
        two_jobs({{"completionMode", "Indexed"}, {"parallelism", 2}}, at("replicatedjob-a", 0, 0)),
-       "<nil>: Internal error: job for coordinator pod must be indexed completion mode, and completions number must be set"},
+       "<nil>: Internal error: job for coordinator pod must be indexed completion mode, and "
+       "completions number must be set"},
       {"coordinator job index invalid", two_jobs(indexed(2, 2), at("replicatedjob-a", 2, 0)),
-       "<nil>: Internal error: coordinator job index 2 is invalid for replicatedJob replicatedjob-a"},
+       "<nil>: Internal error: coordinator job index 2 is invalid for replicatedJob "
+       "replicatedjob-a"},
       {"coordinator pod index invalid", two_jobs(indexed(2, 2), at("replicatedjob-a", 0, 2)),
-       "<nil>: Internal error: coordinator pod index 2 is invalid for replicatedJob replicatedjob-a job index 0"},
+       "<nil>: Internal error: coordinator pod index 2 is invalid for replicatedJob "
+       "replicatedjob-a job index 0"},
       {"coordinator label value is too long due to long JobSet name",
        jobset({{"coordinator", at("replicatedjob-a", 0, 0)},
                {"replicatedJobs", {rjob("replicatedjob-a", 1, indexed(1, 1))}},
                {"successPolicy", Json::object()}},
               kA60),
-       "[spec.replicatedJobs[0].name: Invalid value: \"" + kA60 + "-replicatedjob-a-0\": " + job_too_long +
-           ", spec.replicatedJobs[0].name: Invalid value: \"" + kA60 + "-replicatedjob-a-0\": " + pod_too_long + ", " +
+       "[spec.replicatedJobs[0].name: Invalid value: \"" + kA60 + "-replicatedjob-a-0\": " +
+           job_too_long + ", spec.replicatedJobs[0].name: Invalid value: \"" + kA60 +
+           "-replicatedjob-a-0\": " + pod_too_long + ", " +
            label_error(kA60 + "-replicatedjob-a-0-0." + kA60) + "]"},
       {"coordinator label value is too long due to long ReplicatedJob name",
        jobset({{"coordinator", at(kA60, 0, 0)},
@@ -264,8 +314,8 @@ TEST_CASE("Upstream's coordinator create cases, translated", "[validation][creat
                {"successPolicy", Json::object()}},
               "jobset"),
        "[spec.replicatedJobs[0].name: Invalid value: \"jobset-" + kA60 + "-0\": " + job_too_long +
-           ", spec.replicatedJobs[0].name: Invalid value: \"jobset-" + kA60 + "-0\": " + pod_too_long + ", " +
-           label_error("jobset-" + kA60 + "-0-0.jobset") + "]"},
+           ", spec.replicatedJobs[0].name: Invalid value: \"jobset-" + kA60 +
+           "-0\": " + pod_too_long + ", " + label_error("jobset-" + kA60 + "-0-0.jobset") + "]"},
       {"coordinator label value is too long due to long SubDomain",
        jobset({{"network", {{"subdomain", kA60}}},
                {"coordinator", at("replicatedjob-a", 0, 0)},
@@ -281,50 +331,62 @@ TEST_CASE("Upstream's dependsOn create cases, translated", "[validation][create]
     Json rj2 = rjob("job-2"), rj3 = rjob("job-3");
     if (!deps2.is_null()) rj2["dependsOn"] = std::move(deps2);
     if (!deps3.is_null()) rj3["dependsOn"] = std::move(deps3);
-    return jobset({{"successPolicy", Json::object()}, {"replicatedJobs", {rjob("job-1"), rj2, rj3}}});
+    return jobset(
+        {{"successPolicy", Json::object()}, {"replicatedJobs", {rjob("job-1"), rj2, rj3}}});
   };
   run_cases({
       {"DependsOn is valid since job-2 depends on job-1 and job-3 depends on job-1",
        three(depends_on({"job-1"}), depends_on({"job-1"})), ""},
       {"DependsOn is valid since job-2 depends on job-1 and job-3 depends on job-2",
        three(depends_on({"job-1"}), depends_on({"job-2"})), ""},
-      {"DependsOn is valid since job-3 depends on job-1 and job-2", three(nullptr, depends_on({"job-1", "job-2"})), ""},
-      {"DependsOn is invalid since job-2 depends on job-3", three(depends_on({"job-3"}), depends_on({"job-1"})),
+      {"DependsOn is valid since job-3 depends on job-1 and job-2",
+       three(nullptr, depends_on({"job-1", "job-2"})), ""},
+      {"DependsOn is invalid since job-2 depends on job-3",
+       three(depends_on({"job-3"}), depends_on({"job-1"})),
        "<nil>: Internal error: replicatedJob: job-2 cannot depend on replicatedJob: job-3"},
       {"DependsOn is invalid since job-2 depends on job-3 and job-1",
        three(depends_on({"job-1", "job-3"}), depends_on({"job-1"})),
        "<nil>: Internal error: replicatedJob: job-2 cannot depend on replicatedJob: job-3"},
       {"job-2 depends on invalid ReplicatedJob",
        jobset({{"successPolicy", Json::object()},
-               {"replicatedJobs", {rjob("job-1"), with(rjob("job-2"), "/dependsOn", depends_on({"invalid"}))}}}),
+               {"replicatedJobs",
+                {rjob("job-1"), with(rjob("job-2"), "/dependsOn", depends_on({"invalid"}))}}}),
        "<nil>: Internal error: replicatedJob: job-2 cannot depend on replicatedJob: invalid"},
       {"dependsOn should not fail if there are no replicated jobs",
        jobset({{"successPolicy", Json::object()}, {"replicatedJobs", Json::array()}}), ""},
       {"dependsOn cannot be set for first replicated job",
        jobset({{"successPolicy", Json::object()},
                {"replicatedJobs", {with(rjob("job-1"), "/dependsOn", depends_on({"invalid"}))}}}),
-       "[<nil>: Internal error: DependsOn can't be set for the first ReplicatedJob, <nil>: Internal error: "
+       "[<nil>: Internal error: DependsOn can't be set for the first ReplicatedJob, <nil>: "
+       "Internal error: "
        "replicatedJob: job-1 cannot depend on replicatedJob: invalid]"},
       // Not upstream's: Go sees a non-nil empty slice; and a job may name itself.
       {"an explicit empty dependsOn on the first replicated job is rejected too",
-       jobset({{"successPolicy", Json::object()}, {"replicatedJobs", {with(rjob("job-1"), "/dependsOn", Json::array())}}}),
+       jobset({{"successPolicy", Json::object()},
+               {"replicatedJobs", {with(rjob("job-1"), "/dependsOn", Json::array())}}}),
        "<nil>: Internal error: DependsOn can't be set for the first ReplicatedJob"},
       {"a replicated job may depend on itself, as upstream allows",
        jobset({{"successPolicy", Json::object()},
-               {"replicatedJobs", {rjob("job-1"), with(rjob("job-2"), "/dependsOn", depends_on({"job-2"}))}}}),
+               {"replicatedJobs",
+                {rjob("job-1"), with(rjob("job-2"), "/dependsOn", depends_on({"job-2"}))}}}),
        ""},
   });
 }
 
 TEST_CASE("Upstream's volumeClaimPolicy create cases, translated", "[validation][create]") {
   const auto spec = [](Json policies, Json rjobs) {
-    return jobset({{"successPolicy", Json::object()}, {"volumeClaimPolicies", std::move(policies)}, {"replicatedJobs", std::move(rjobs)}});
+    return jobset({{"successPolicy", Json::object()},
+                   {"volumeClaimPolicies", std::move(policies)},
+                   {"replicatedJobs", std::move(rjobs)}});
   };
   Json conflicting_pod = pod_mounting("conflicting-volume");
-  conflicting_pod["spec"]["volumes"] = {{{"name", "conflicting-volume"}, {"emptyDir", Json::object()}}};
+  conflicting_pod["spec"]["volumes"] = {
+      {{"name", "conflicting-volume"}, {"emptyDir", Json::object()}}};
   run_cases({
       {"volumeClaimPolicy is valid since volume exists in the container",
-       spec({claim_policy("test-volume")}, {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}), ""},
+       spec({claim_policy("test-volume")},
+            {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}),
+       ""},
       {"volumeClaimPolicy is valid since volume exists in the initContainer",
        spec({claim_policy("test-volume")},
             {rjob("job-1"), rjob("job-2", 1, Json::object(), pod_mounting("test-volume", true))}),
@@ -332,12 +394,16 @@ TEST_CASE("Upstream's volumeClaimPolicy create cases, translated", "[validation]
       {"volumeClaimPolicy is invalid since template names are not unique",
        spec({claim_policy("duplicate-volume"), claim_policy("duplicate-volume", "Retain")},
             {rjob("job-1", 1, Json::object(), pod_mounting("duplicate-volume"))}),
-       "spec.volumeClaimPolicies[1].template[0].name: Invalid value: \"duplicate-volume\": names must be unique for "
+       "spec.volumeClaimPolicies[1].template[0].name: Invalid value: \"duplicate-volume\": names "
+       "must be unique for "
        "VolumeClaimPolicies template"},
       {"volumeClaimPolicy is invalid since template name has uppercase letters",
-       spec({claim_policy("InvalidVolumeName")}, {rjob("job-1", 1, Json::object(), pod_mounting("InvalidVolumeName"))}),
-       "spec.volumeClaimPolicies[0].template[0].name: Invalid value: \"InvalidVolumeName\": a lowercase RFC 1123 "
-       "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+       spec({claim_policy("InvalidVolumeName")},
+            {rjob("job-1", 1, Json::object(), pod_mounting("InvalidVolumeName"))}),
+       "spec.volumeClaimPolicies[0].template[0].name: Invalid value: \"InvalidVolumeName\": a "
+       "lowercase RFC 1123 "
+       "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+       "and end with an "
        "alphanumeric character (e.g. 'example.com', regex used for validation is "
        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
       {"volumeClaimPolicy is invalid since template name is too long",
@@ -348,27 +414,33 @@ TEST_CASE("Upstream's volumeClaimPolicy create cases, translated", "[validation]
        spec({claim_policy("test-volume")}, {rjob("job-1")}),
        // The value is the replicatedJobs list as JSON, cut to 80 bytes.
        R"(spec.replicatedJobs: Invalid value: [{"groupName":"default","name":"job-1","replicas":1,"template":{"spec":{"temp...: )"
-       "replicatedJob containers don't have a matching volumeMount: test-volume from VolumeClaimPolicies"},
+       "replicatedJob containers don't have a matching volumeMount: test-volume from "
+       "VolumeClaimPolicies"},
       {"volumeClaimPolicy is invalid since volume name conflicts with existing volume",
-       spec({claim_policy("conflicting-volume")}, {rjob("job-1", 1, Json::object(), conflicting_pod)}),
-       "spec.replicatedJobs[0].template.spec.template.spec.volumes[0].name: Invalid value: \"conflicting-volume\": "
+       spec({claim_policy("conflicting-volume")},
+            {rjob("job-1", 1, Json::object(), conflicting_pod)}),
+       "spec.replicatedJobs[0].template.spec.template.spec.volumes[0].name: Invalid value: "
+       "\"conflicting-volume\": "
        "volume name conflicts with VolumeClaimPolicy template name: conflicting-volume"},
       {"volumeClaimPolicy is valid when existing PVC matches template spec",
-       with(spec({claim_policy("test-volume", "Retain")}, {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}),
+       with(spec({claim_policy("test-volume", "Retain")},
+                 {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}),
             "/metadata/namespace", "default"),
        ""},
   });
 }
 
-TEST_CASE("Checks that need an existing PVC from the cluster are not made", "[validation][create]") {
-  // Upstream looks up the PVC <template>-<jobset> and, when it exists, rejects a template whose spec
-  // differs from it ("spec does not match existing PVC ...") or a retention policy other than
+TEST_CASE("Checks that need an existing PVC from the cluster are not made",
+          "[validation][create]") {
+  // Upstream looks up the PVC <template>-<jobset> and, when it exists, rejects a template whose
+  // spec differs from it ("spec does not match existing PVC ...") or a retention policy other than
   // Retain ("retentionPolicy must be retain when PVC exists"). Without cluster access the same
   // JobSets are accepted here: the PVC cannot be seen.
-  const Json js = with(jobset({{"successPolicy", Json::object()},
-                                {"volumeClaimPolicies", {claim_policy("test-volume", "Delete")}},
-                                {"replicatedJobs", {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}}}),
-                        "/metadata/namespace", "default");
+  const Json js = with(
+      jobset({{"successPolicy", Json::object()},
+              {"volumeClaimPolicies", {claim_policy("test-volume", "Delete")}},
+              {"replicatedJobs", {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}}}),
+      "/metadata/namespace", "default");
   const Parsed parsed(js);
   CHECK(v::validate_create_rules(parsed, Policy{}).empty());
 }
@@ -379,37 +451,50 @@ TEST_CASE("Upstream's in-place restart create cases, translated", "[validation][
                    {"failurePolicy", {{"restartStrategy", "InPlaceRestart"}}},
                    {"replicatedJobs", {rjob("job-1", 1, std::move(job_spec))}}});
   };
-  const Json ready = {{"parallelism", 1}, {"completions", 1}, {"backoffLimit", 2147483647}, {"podReplacementPolicy", "Failed"}};
+  const Json ready = {{"parallelism", 1},
+                      {"completions", 1},
+                      {"backoffLimit", 2147483647},
+                      {"podReplacementPolicy", "Failed"}};
   const auto without = [](Json j, const char* key) {
     j.erase(key);
     return j;
   };
   const std::string unequal =
-      "replicatedJob job-1: completions and parallelism must be set and equal to each other when in-place restart is enabled";
+      "replicatedJob job-1: completions and parallelism must be set and equal to each other when "
+      "in-place restart is enabled";
   run_cases({
-      {"InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled", spec(Json::object()),
-       "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled"},
-      {"InPlaceRestart restart strategy can be set when InPlaceRestart feature gate is enabled", spec(ready), "",
-       gates(true, false)},
-      {"InPlaceRestart enabled: backoffLimit is not MaxInt32", spec(with(ready, "/backoffLimit", 0)),
-       "spec.replicatedJobs[0].template.spec.backoffLimit: Invalid value: 0: replicatedJob job-1: must be set to "
+      {"InPlaceRestart restart strategy cannot be set when InPlaceRestart feature gate is disabled",
+       spec(Json::object()),
+       "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when InPlaceRestart "
+       "feature gate is disabled"},
+      {"InPlaceRestart restart strategy can be set when InPlaceRestart feature gate is enabled",
+       spec(ready), "", gates(true, false)},
+      {"InPlaceRestart enabled: backoffLimit is not MaxInt32",
+       spec(with(ready, "/backoffLimit", 0)),
+       "spec.replicatedJobs[0].template.spec.backoffLimit: Invalid value: 0: replicatedJob job-1: "
+       "must be set to "
        "2147483647 (MaxInt32) when in-place restart is enabled",
        gates(true, false)},
       {"InPlaceRestart enabled: podReplacementPolicy is not Failed",
        spec(with(ready, "/podReplacementPolicy", "TerminatingOrFailed")),
-       "spec.replicatedJobs[0].template.spec.podReplacementPolicy: Invalid value: \"TerminatingOrFailed\": "
+       "spec.replicatedJobs[0].template.spec.podReplacementPolicy: Invalid value: "
+       "\"TerminatingOrFailed\": "
        "replicatedJob job-1: must be set to Failed when in-place restart is enabled",
        gates(true, false)},
       {"InPlaceRestart enabled: completions != parallelism", spec(with(ready, "/completions", 2)),
-       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2: " + unequal, gates(true, false)},
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2: " + unequal,
+       gates(true, false)},
       {"InPlaceRestart enabled: completions is nil", spec(without(ready, "completions")),
-       "spec.replicatedJobs[0].template.spec.completions: Invalid value: null: " + unequal, gates(true, false)},
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: null: " + unequal,
+       gates(true, false)},
       {"InPlaceRestart enabled: parallelism is nil", spec(without(ready, "parallelism")),
-       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 1: " + unequal, gates(true, false)},
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 1: " + unequal,
+       gates(true, false)},
   });
 }
 
-TEST_CASE("Child names are checked against the name generateName will produce", "[validation][create]") {
+TEST_CASE("Child names are checked against the name generateName will produce",
+          "[validation][create]") {
   const std::string generate_name = std::string(49, 'a') + "-";
   const auto js = [&](Json spec) {
     Json j = jobset(std::move(spec));
@@ -420,20 +505,25 @@ TEST_CASE("Child names are checked against the name generateName will produce", 
       {"generateName that produces overlong child job names is rejected",
        js({{"replicatedJobs", {rjob("worker")}}, {"successPolicy", {{"operator", "All"}}}}),
        "spec.replicatedJobs[0].name: Invalid value: \"" + generate_name +
-           "xxxxx-worker-0\": JobSet name is too long, job names generated for this JobSet will exceed 63 characters"},
+           "xxxxx-worker-0\": JobSet name is too long, job names generated for this JobSet will "
+           "exceed 63 characters"},
       {"generateName that produces overlong PVC names is rejected",
        js({{"replicatedJobs", {rjob("worker", 1, Json::object(), pod_mounting("datasets"))}},
            {"successPolicy", {{"operator", "All"}}},
            {"volumeClaimPolicies", {claim_policy("datasets")}}}),
        "[spec.replicatedJobs[0].name: Invalid value: \"" + generate_name +
-           "xxxxx-worker-0\": JobSet name is too long, job names generated for this JobSet will exceed 63 characters, "
-           "spec.volumeClaimPolicies[0].template[0].name: Invalid value: \"datasets\": VolumeClaimPolicies template "
+           "xxxxx-worker-0\": JobSet name is too long, job names generated for this JobSet will "
+           "exceed 63 characters, "
+           "spec.volumeClaimPolicies[0].template[0].name: Invalid value: \"datasets\": "
+           "VolumeClaimPolicies template "
            "name is too long]"},
   });
 }
 
-TEST_CASE("The name for validation is the name, else the one generateName will produce", "[validation][create]") {
-  CHECK(v::name_for_validation(Parsed(R"({"metadata":{"name":"js","generateName":"x-"}})")) == "js");
+TEST_CASE("The name for validation is the name, else the one generateName will produce",
+          "[validation][create]") {
+  CHECK(v::name_for_validation(Parsed(R"({"metadata":{"name":"js","generateName":"x-"}})")) ==
+        "js");
   const Json long_prefix = {{"metadata", {{"generateName", std::string(60, 'a')}}}};
   const auto name = v::name_for_validation(Parsed(long_prefix));
   CHECK(name.size() == 63);
@@ -444,7 +534,11 @@ TEST_CASE("The name for validation is the name, else the one generateName will p
 
 TEST_CASE("Wrong JSON types never crash the create rules", "[validation][create]") {
   const std::vector<std::string> inputs = {
-      R"([])", R"("x")", R"({"spec":[]})", R"({"spec":{"replicatedJobs":{}}})", R"({"spec":{"replicatedJobs":[1,"x",null,[]]}})",
+      R"([])",
+      R"("x")",
+      R"({"spec":[]})",
+      R"({"spec":{"replicatedJobs":{}}})",
+      R"({"spec":{"replicatedJobs":[1,"x",null,[]]}})",
       R"({"metadata":{"name":5},"spec":{"replicatedJobs":[{"name":3,"replicas":"2","groupName":[],"dependsOn":"x","template":{"spec":{"parallelism":1.5,"completions":"x","completionMode":"Indexed"}}}]}})",
       R"({"spec":{"failurePolicy":"x","coordinator":[],"volumeClaimPolicies":{"a":1},"successPolicy":{"targetReplicatedJobs":[1,null]}}})",
       R"({"spec":{"failurePolicy":{"restartStrategy":"InPlaceRestart","rules":[1,{"name":[],"targetReplicatedJobs":"x","onJobFailureReasons":[2]}]},"replicatedJobs":[{"name":"a","replicas":99999999999999,"template":{"spec":{"parallelism":-99999999999999}}}]}})",

@@ -34,7 +34,8 @@ TEST_CASE("The kind table describes lists, maps and special scalars", "[validati
   REQUIRE(args);
   CHECK(args->element->shape == v::Shape::kScalar);
 
-  const auto* port = v::find_kind("template.spec.template.spec.containers[].livenessProbe.httpGet.port");
+  const auto* port =
+      v::find_kind("template.spec.template.spec.containers[].livenessProbe.httpGet.port");
   REQUIRE(port);
   CHECK(port->scalar == v::ScalarKind::kIntOrString);
 

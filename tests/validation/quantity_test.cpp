@@ -14,13 +14,19 @@ bool same(const char* a, const char* b) {
 }  // namespace
 
 TEST_CASE("Quantities that Kubernetes considers equal compare equal", "[validation][quantity]") {
-  struct Case { const char* a; const char* b; bool equal; };
+  struct Case {
+    const char* a;
+    const char* b;
+    bool equal;
+  };
   const std::vector<Case> cases = {
-      {"1", "1000m", true},      {"1Gi", "1024Mi", true}, {"1k", "1e3", true},   {"1k", "1000", true},
-      {"0.5", "500m", true},     {"1.0", "1", true},      {"+1", "1", true},     {"0", "-0", true},
-      {"1Ki", "1024", true},     {"1E", "1e18", true},    {"100n", "0.1u", true}, {"1M", "1e6", true},
-      {"1", "1001m", false},     {"1Gi", "1G", false},    {"-1", "1", false},    {"2", "1.999999999", false},
-      {"1.5Gi", "1536Mi", true}, {".5", "0.5", true},     {"5.", "5", true},
+      {"1", "1000m", true},        {"1Gi", "1024Mi", true},   {"1k", "1e3", true},
+      {"1k", "1000", true},        {"0.5", "500m", true},     {"1.0", "1", true},
+      {"+1", "1", true},           {"0", "-0", true},         {"1Ki", "1024", true},
+      {"1E", "1e18", true},        {"100n", "0.1u", true},    {"1M", "1e6", true},
+      {"1", "1001m", false},       {"1Gi", "1G", false},      {"-1", "1", false},
+      {"2", "1.999999999", false}, {"1.5Gi", "1536Mi", true}, {".5", "0.5", true},
+      {"5.", "5", true},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.a << " vs " << c.b) { CHECK(same(c.a, c.b) == c.equal); }

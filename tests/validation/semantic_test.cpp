@@ -11,15 +11,13 @@ namespace {
 
 struct Case {
   const char* name;
-  const char* path;  // kind-table path relative to a ReplicatedJob; "" for plain JSON
+  const char* path;    // kind-table path relative to a ReplicatedJob; "" for plain JSON
   const char* old_js;  // JSON of the value, or "absent"
   const char* new_js;
   bool equal;
 };
 
-v::MaybeJson value_of(const Parsed& doc) {
-  return v::member(doc.root(), "v");
-}
+v::MaybeJson value_of(const Parsed& doc) { return v::member(doc.root(), "v"); }
 
 std::string wrap(const char* value) {
   return std::string("absent") == value ? "{}" : std::string(R"({"v":)") + value + "}";
@@ -29,32 +27,54 @@ std::string wrap(const char* value) {
 
 TEST_CASE("Semantic equality follows Go's typed decoding", "[validation][semantic]") {
   const std::vector<Case> cases = {
-      {"quantity by value", "template.spec.template.spec.containers[].resources.limits[]", R"("1")", R"("1000m")", true},
-      {"quantity binary suffix", "template.spec.template.spec.containers[].resources.limits[]", R"("1Gi")", R"("1024Mi")", true},
-      {"quantity differs", "template.spec.template.spec.containers[].resources.limits[]", R"("1")", R"("2")", false},
-      {"pointer quantity absent vs zero", "template.spec.template.spec.volumes[].emptyDir.sizeLimit", "absent", R"("0")", false},
-      {"value quantity absent vs zero", "template.spec.template.spec.containers[].env[].valueFrom.resourceFieldRef.divisor", "absent", R"("0")", true},
-      {"missing list equals empty list", "template.spec.template.spec.containers[].args", "absent", "[]", true},
-      {"null list equals empty list", "template.spec.template.spec.containers[].args", "null", "[]", true},
-      {"missing map equals empty map", "template.spec.template.spec.nodeSelector", "absent", "{}", true},
-      {"list order matters", "template.spec.template.spec.containers[].args", R"(["a","b"])", R"(["b","a"])", false},
-      {"value string absent equals empty", "template.spec.template.spec.containers[].workingDir", "absent", R"("")", true},
-      {"value int absent equals zero", "template.spec.template.spec.containers[].ports[].hostPort", "absent", "0", true},
-      {"value bool absent equals false", "template.spec.template.spec.containers[].stdin", "absent", "false", true},
+      {"quantity by value", "template.spec.template.spec.containers[].resources.limits[]", R"("1")",
+       R"("1000m")", true},
+      {"quantity binary suffix", "template.spec.template.spec.containers[].resources.limits[]",
+       R"("1Gi")", R"("1024Mi")", true},
+      {"quantity differs", "template.spec.template.spec.containers[].resources.limits[]", R"("1")",
+       R"("2")", false},
+      {"pointer quantity absent vs zero",
+       "template.spec.template.spec.volumes[].emptyDir.sizeLimit", "absent", R"("0")", false},
+      {"value quantity absent vs zero",
+       "template.spec.template.spec.containers[].env[].valueFrom.resourceFieldRef.divisor",
+       "absent", R"("0")", true},
+      {"missing list equals empty list", "template.spec.template.spec.containers[].args", "absent",
+       "[]", true},
+      {"null list equals empty list", "template.spec.template.spec.containers[].args", "null", "[]",
+       true},
+      {"missing map equals empty map", "template.spec.template.spec.nodeSelector", "absent", "{}",
+       true},
+      {"list order matters", "template.spec.template.spec.containers[].args", R"(["a","b"])",
+       R"(["b","a"])", false},
+      {"value string absent equals empty", "template.spec.template.spec.containers[].workingDir",
+       "absent", R"("")", true},
+      {"value int absent equals zero", "template.spec.template.spec.containers[].ports[].hostPort",
+       "absent", "0", true},
+      {"value bool absent equals false", "template.spec.template.spec.containers[].stdin", "absent",
+       "false", true},
       {"pointer int absent differs from zero", "template.spec.parallelism", "absent", "0", false},
-      {"pointer string absent differs from empty", "template.spec.completionMode", "absent", R"("")", false},
+      {"pointer string absent differs from empty", "template.spec.completionMode", "absent",
+       R"("")", false},
       {"pointer bool absent differs from false", "template.spec.suspend", "absent", "false", false},
       {"pointer null equals absent", "template.spec.parallelism", "null", "absent", true},
       {"int spelled as float", "template.spec.parallelism", "2", "2.0", true},
-      {"int-or-string typed", "template.spec.template.spec.containers[].livenessProbe.httpGet.port", "80", R"("80")", false},
-      {"int-or-string absent is int zero", "template.spec.template.spec.containers[].livenessProbe.httpGet.port", "absent", "0", true},
-      {"time as instant", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")", R"("2024-01-01T01:00:00+01:00")", true},
-      {"time differs", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")", R"("2024-01-01T00:00:01Z")", false},
+      {"int-or-string typed", "template.spec.template.spec.containers[].livenessProbe.httpGet.port",
+       "80", R"("80")", false},
+      {"int-or-string absent is int zero",
+       "template.spec.template.spec.containers[].livenessProbe.httpGet.port", "absent", "0", true},
+      {"time as instant", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")",
+       R"("2024-01-01T01:00:00+01:00")", true},
+      {"time differs", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")",
+       R"("2024-01-01T00:00:01Z")", false},
       {"value struct absent equals empty", "template.spec.template.metadata", "absent", "{}", true},
-      {"value struct absent equals zero fields", "template.spec.template.spec.containers[].resources", "absent", R"({"limits":{}})", true},
-      {"pointer struct absent differs from empty", "template.spec.template.spec.securityContext", "absent", "{}", false},
-      {"key order does not matter", "template.spec.template.spec.containers[]", R"({"name":"a","image":"b"})", R"({"image":"b","name":"a"})", true},
-      {"unknown field compared as plain JSON", "", R"({"x":{"b":1,"a":2}})", R"({"x":{"a":2,"b":1.0}})", true},
+      {"value struct absent equals zero fields",
+       "template.spec.template.spec.containers[].resources", "absent", R"({"limits":{}})", true},
+      {"pointer struct absent differs from empty", "template.spec.template.spec.securityContext",
+       "absent", "{}", false},
+      {"key order does not matter", "template.spec.template.spec.containers[]",
+       R"({"name":"a","image":"b"})", R"({"image":"b","name":"a"})", true},
+      {"unknown field compared as plain JSON", "", R"({"x":{"b":1,"a":2}})",
+       R"({"x":{"a":2,"b":1.0}})", true},
       {"unknown field differs", "", R"({"x":1})", R"({"x":"1"})", false},
       {"wrong JSON type compared as sent", "template.spec.parallelism", R"("2")", "2", false},
   };
@@ -69,7 +89,8 @@ TEST_CASE("Semantic equality follows Go's typed decoding", "[validation][semanti
   }
 }
 
-TEST_CASE("Every value-typed scalar of the template equals its zero value when absent", "[validation][semantic]") {
+TEST_CASE("Every value-typed scalar of the template equals its zero value when absent",
+          "[validation][semantic]") {
   // Walks the whole kind table, so the rule holds for every field, not only the ones named above.
   std::size_t checked = 0;
   std::vector<std::pair<std::string, const v::FieldKind*>> stack{{"", &v::replicated_job_kind()}};
@@ -97,7 +118,8 @@ TEST_CASE("Every value-typed scalar of the template equals its zero value when a
   CHECK(checked > 700);
 }
 
-TEST_CASE("diff reports each changed leaf at its exact path, fields in key order", "[validation][semantic]") {
+TEST_CASE("diff reports each changed leaf at its exact path, fields in key order",
+          "[validation][semantic]") {
   const Parsed a(R"({"template":{"spec":{"template":{"spec":{"containers":[
       {"name":"main","image":"bash:5.1","args":["a"],"resources":{"limits":{"cpu":"1"}}}],
       "nodeSelector":{"zone":"a"}}}}}})");
@@ -124,10 +146,12 @@ TEST_CASE("Ignored subtrees are left out of the comparison", "[validation][seman
   const Parsed b(R"({"template":{"spec":{"parallelism":2}}})");
   const v::FieldKind* ignored[] = {v::find_kind("template.spec.parallelism")};
   CHECK_FALSE(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root()));
-  CHECK(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root(), v::DiffOptions{ignored}));
+  CHECK(v::semantically_equal(&v::replicated_job_kind(), a.root(), b.root(),
+                              v::DiffOptions{ignored}));
 }
 
-TEST_CASE("A field that is null on one side and set on the other is reported once", "[validation][semantic]") {
+TEST_CASE("A field that is null on one side and set on the other is reported once",
+          "[validation][semantic]") {
   const Parsed a(R"({"template":{"spec":{"backoffLimit":null}}})");
   const Parsed b(R"({"template":{"spec":{"backoffLimit":3}}})");
   jobset_webhook::field::Path path("spec");
@@ -137,8 +161,10 @@ TEST_CASE("A field that is null on one side and set on the other is reported onc
   CHECK(changes[0].path == "spec.template.spec.backoffLimit");
 }
 
-TEST_CASE("The same values pass whatever the order of their keys; a key given twice is never taken as the same",
-          "[validation][semantic]") {
+TEST_CASE(
+    "The same values pass whatever the order of their keys; a key given twice is never taken as "
+    "the same",
+    "[validation][semantic]") {
   struct OrderCase {
     const char* name;
     const char* old_js;
@@ -176,11 +202,14 @@ TEST_CASE("The same values pass whatever the order of their keys; a key given tw
   }
 }
 
-TEST_CASE("diff finds every change after the same prefix, deep and in later siblings", "[validation][semantic]") {
-  const Parsed a(R"({"name":"w","replicas":1,"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{
+TEST_CASE("diff finds every change after the same prefix, deep and in later siblings",
+          "[validation][semantic]") {
+  const Parsed a(
+      R"({"name":"w","replicas":1,"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{
       "containers":[{"args":["x"],"command":["run"],"image":"a:1","name":"m"},{"image":"s:1","name":"side"}],
       "nodeSelector":{"pool":"a"}}}}}})");
-  const Parsed b(R"({"name":"w","replicas":1,"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{
+  const Parsed b(
+      R"({"name":"w","replicas":1,"template":{"spec":{"completions":2,"parallelism":2,"template":{"spec":{
       "containers":[{"args":["x"],"command":["run"],"image":"a:2","name":"m"},{"image":"s:2","name":"side"}],
       "nodeSelector":{"pool":"b"},"x-unknown":{"b":[1],"a":2}}}}}})");
   // x-unknown is absent on one side: a field the table does not know is reported whole.
@@ -198,7 +227,8 @@ TEST_CASE("diff finds every change after the same prefix, deep and in later sibl
   CHECK(path.to_string() == "rj");
 }
 
-TEST_CASE("Quantities and times with the same text are equal, parseable or not", "[validation][semantic]") {
+TEST_CASE("Quantities and times with the same text are equal, parseable or not",
+          "[validation][semantic]") {
   struct TextCase {
     const char* name;
     const char* path;
@@ -206,7 +236,8 @@ TEST_CASE("Quantities and times with the same text are equal, parseable or not",
   };
   const std::vector<TextCase> cases = {
       {"a quantity", "template.spec.template.spec.containers[].resources.limits[]", R"("1500m")"},
-      {"a quantity that does not parse", "template.spec.template.spec.containers[].resources.limits[]", R"("lots")"},
+      {"a quantity that does not parse",
+       "template.spec.template.spec.containers[].resources.limits[]", R"("lots")"},
       {"a time", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")"},
       {"a time that does not parse", "template.metadata.creationTimestamp", R"("yesterday")"},
   };

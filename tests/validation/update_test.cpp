@@ -22,7 +22,8 @@ Json replicated_job(const std::string& name, int replicas = 1, int parallelism =
           {"template",
            {{"spec",
              {{"parallelism", parallelism},
-              {"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", "bash:5.1"}}}}}}}}}}}}};
+              {"template",
+               {{"spec", {{"containers", {{{"name", "main"}, {"image", "bash:5.1"}}}}}}}}}}}}};
 }
 
 Json jobset(Json replicated_jobs) {
@@ -68,67 +69,93 @@ TEST_CASE("Upstream's update cases, translated", "[validation][update]") {
   const Json indexed = with(two_jobs(), kJobSpec + "/completionMode", "Indexed");
   const std::vector<Case> cases = {
       {"update suspend", with(two_jobs(), "/spec/suspend", true), two_jobs(), ""},
-      {"update labels", with(two_jobs(), "/spec/suspend", true), with(two_jobs(), "/metadata/labels", {{"hello", "world"}}), ""},
+      {"update labels", with(two_jobs(), "/spec/suspend", true),
+       with(two_jobs(), "/metadata/labels", {{"hello", "world"}}), ""},
       {"managedBy is immutable", with(two_jobs(), "/spec/managedBy", "example.com/old"),
        with(two_jobs(), "/spec/managedBy", "example.com/new"),
        R"(spec.managedBy: Invalid value: "example.com/new": field is immutable)"},
       {"pod template can be updated for suspended jobset", with(two_jobs(), "/spec/suspend", true),
        with(two_jobs(), kPod + "/metadata/annotations", {{"key", "value"}}), ""},
       {"pod template can be updated for jobset getting suspended", two_jobs(),
-       with(with(two_jobs(), "/spec/suspend", true), kPod + "/metadata/annotations", {{"key", "value"}}), ""},
+       with(with(two_jobs(), "/spec/suspend", true), kPod + "/metadata/annotations",
+            {{"key", "value"}}),
+       ""},
       {"pod template cannot be updated for running jobset", two_jobs(),
        with(two_jobs(), kPod + "/metadata/annotations", {{"key", "value"}}),
        R"(spec.replicatedJobs[0].template.spec.template.metadata.annotations[key]: Invalid value: "value": field is immutable)"},
-      {"schedulingGates can be updated for suspended JobSet", with(two_jobs(), "/spec/suspend", true),
+      {"schedulingGates can be updated for suspended JobSet",
+       with(two_jobs(), "/spec/suspend", true),
        with(two_jobs(), kPod + "/spec/schedulingGates", {{{"name", "example.com/gate"}}}), ""},
       {"schedulingGates cannot be updated for unsuspended JobSet", two_jobs(),
        with(two_jobs(), kPod + "/spec/schedulingGates", {{{"name", "example.com/gate"}}}),
        R"(spec.replicatedJobs[0].template.spec.template.spec.schedulingGates: Forbidden: field is immutable: added "example.com/gate")"},
       {"replicated job name cannot be updated", with(two_jobs(), "/spec/suspend", true),
-       with(with(two_jobs(), "/spec/suspend", true), "/spec/replicatedJobs/0/name", "new-replicated-job-name"),
+       with(with(two_jobs(), "/spec/suspend", true), "/spec/replicatedJobs/0/name",
+            "new-replicated-job-name"),
        R"(spec.replicatedJobs: Forbidden: field is immutable: added "new-replicated-job-name"; removed "rjob-0")"},
-      {"valid scaling of parallelism and completions", with(with(indexed, kJobSpec + "/parallelism", 2), kJobSpec + "/completions", 2),
-       with(with(indexed, kJobSpec + "/parallelism", 8), kJobSpec + "/completions", 8), "", elastic_parallelism()},
-      {"invalid scaling of parallelism to < 1", with(indexed, kJobSpec + "/parallelism", 2), with(indexed, kJobSpec + "/parallelism", 0),
-       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 0: parallelism must be >= 1", elastic_parallelism()},
-      {"invalid scaling of completions to < 1", with(indexed, kJobSpec + "/completions", 2), with(indexed, kJobSpec + "/completions", 0),
-       "[spec.replicatedJobs[0].template.spec.completions: Invalid value: 0: completions must be >= 1, "
-       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 0: completions must be equal to parallelism for Elastic Indexed Jobs]",
+      {"valid scaling of parallelism and completions",
+       with(with(indexed, kJobSpec + "/parallelism", 2), kJobSpec + "/completions", 2),
+       with(with(indexed, kJobSpec + "/parallelism", 8), kJobSpec + "/completions", 8), "",
+       elastic_parallelism()},
+      {"invalid scaling of parallelism to < 1", with(indexed, kJobSpec + "/parallelism", 2),
+       with(indexed, kJobSpec + "/parallelism", 0),
+       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 0: parallelism must be >= "
+       "1",
+       elastic_parallelism()},
+      {"invalid scaling of completions to < 1", with(indexed, kJobSpec + "/completions", 2),
+       with(indexed, kJobSpec + "/completions", 0),
+       "[spec.replicatedJobs[0].template.spec.completions: Invalid value: 0: completions must be "
+       ">= 1, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 0: completions must be "
+       "equal to parallelism for Elastic Indexed Jobs]",
        elastic_parallelism()},
       {"cannot scale parallelism if JobSet is Completed",
-       with(with(indexed, kJobSpec + "/parallelism", 2), "/status/conditions", {{{"type", "Completed"}, {"status", "True"}}}),
+       with(with(indexed, kJobSpec + "/parallelism", 2), "/status/conditions",
+            {{{"type", "Completed"}, {"status", "True"}}}),
        with(indexed, kJobSpec + "/parallelism", 4),
-       "spec.replicatedJobs[0].template.spec: Forbidden: Cannot mutate parallelism or completions when JobSet is in a "
+       "spec.replicatedJobs[0].template.spec: Forbidden: Cannot mutate parallelism or completions "
+       "when JobSet is in a "
        "terminal state (Completed or Failed)",
        elastic_parallelism()},
       {"cannot scale completions if JobSet is Failed",
-       with(with(indexed, kJobSpec + "/completions", 2), "/status/conditions", {{{"type", "Failed"}, {"status", "True"}}}),
+       with(with(indexed, kJobSpec + "/completions", 2), "/status/conditions",
+            {{{"type", "Failed"}, {"status", "True"}}}),
        with(indexed, kJobSpec + "/completions", 4),
-       "spec.replicatedJobs[0].template.spec: Forbidden: Cannot mutate parallelism or completions when JobSet is in a "
+       "spec.replicatedJobs[0].template.spec: Forbidden: Cannot mutate parallelism or completions "
+       "when JobSet is in a "
        "terminal state (Completed or Failed)",
        elastic_parallelism()},
-      {"immutability still enforced for other fields during valid scale", with(indexed, kJobSpec + "/parallelism", 2),
-       with(with(indexed, kJobSpec + "/parallelism", 4), kPod + "/spec/containers/0/image", "bash:5.2"),
+      {"immutability still enforced for other fields during valid scale",
+       with(indexed, kJobSpec + "/parallelism", 2),
+       with(with(indexed, kJobSpec + "/parallelism", 4), kPod + "/spec/containers/0/image",
+            "bash:5.2"),
        R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable)",
        elastic_parallelism()},
-      {"parallelism is immutable when the policy is off", with(indexed, kJobSpec + "/parallelism", 2),
-       with(indexed, kJobSpec + "/parallelism", 8),
+      {"parallelism is immutable when the policy is off",
+       with(indexed, kJobSpec + "/parallelism", 2), with(indexed, kJobSpec + "/parallelism", 8),
        "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 8: field is immutable"},
-      {"parallelism and completions must be equal", with(with(indexed, kJobSpec + "/parallelism", 2), kJobSpec + "/completions", 2),
+      {"parallelism and completions must be equal",
+       with(with(indexed, kJobSpec + "/parallelism", 2), kJobSpec + "/completions", 2),
        with(with(indexed, kJobSpec + "/parallelism", 4), kJobSpec + "/completions", 5),
-       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 5: completions must be equal to parallelism for "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 5: completions must be "
+       "equal to parallelism for "
        "Elastic Indexed Jobs",
        elastic_parallelism()},
-      {"adding a ReplicatedJob while suspended is rejected", with(jobset({replicated_job("job-a")}), "/spec/suspend", true),
+      {"adding a ReplicatedJob while suspended is rejected",
+       with(jobset({replicated_job("job-a")}), "/spec/suspend", true),
        with(jobset({replicated_job("job-a"), replicated_job("job-b")}), "/spec/suspend", true),
        R"(spec.replicatedJobs: Forbidden: field is immutable: added "job-b")"},
-      {"reordering ReplicatedJobs is rejected", jobset({replicated_job("job-a"), replicated_job("job-b")}),
+      {"reordering ReplicatedJobs is rejected",
+       jobset({replicated_job("job-a"), replicated_job("job-b")}),
        jobset({replicated_job("job-b"), replicated_job("job-a")}),
        R"(spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered: [0] was "job-a", now "job-b")",
        elastic_parallelism()},
-      {"parallelism of NonIndexed jobs stays immutable under the policy", with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"),
-       with(with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"), kJobSpec + "/parallelism", 4),
-       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 4: field is immutable", elastic_parallelism()},
+      {"parallelism of NonIndexed jobs stays immutable under the policy",
+       with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"),
+       with(with(two_jobs(), kJobSpec + "/completionMode", "NonIndexed"), kJobSpec + "/parallelism",
+            4),
+       "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 4: field is immutable",
+       elastic_parallelism()},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
@@ -138,40 +165,59 @@ TEST_CASE("Upstream's update cases, translated", "[validation][update]") {
 TEST_CASE("Elastic replicas: scale freely, everything else stays", "[validation][update]") {
   const std::vector<Case> cases = {
       {"scale up", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/1/replicas", 4), ""},
-      {"scale down to zero", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0), ""},
+      {"scale down to zero", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0),
+       ""},
       {"negative replicas", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", -1),
        "spec.replicatedJobs[0].replicas: Invalid value: -1: must be greater than or equal to 0"},
-      {"replicas beyond int32", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 2147483648LL),
-       "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be less than or equal to 2147483647"},
-      {"replicas that is not an integer", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", "3"),
+      {"replicas beyond int32", two_jobs(),
+       with(two_jobs(), "/spec/replicatedJobs/0/replicas", 2147483648LL),
+       "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be less than or equal to "
+       "2147483647"},
+      {"replicas that is not an integer", two_jobs(),
+       with(two_jobs(), "/spec/replicatedJobs/0/replicas", "3"),
        R"(spec.replicatedJobs[0].replicas: Invalid value: "3": must be an integer)"},
-      {"replicas immutable when the policy says so", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3),
-       "spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable", replicas_immutable()},
+      {"replicas immutable when the policy says so", two_jobs(),
+       with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3),
+       "spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable",
+       replicas_immutable()},
       {"scale plus image change names only the image", two_jobs(),
-       with(with(two_jobs(), "/spec/replicatedJobs/1/replicas", 3), "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2"),
+       with(with(two_jobs(), "/spec/replicatedJobs/1/replicas", 3),
+            "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2"),
        R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable)"},
-      {"groupName is immutable", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/1/groupName", "other"),
+      {"groupName is immutable", two_jobs(),
+       with(two_jobs(), "/spec/replicatedJobs/1/groupName", "other"),
        R"(spec.replicatedJobs[1].groupName: Invalid value: "other": field is immutable)"},
       {"removing a ReplicatedJob", two_jobs(), jobset({replicated_job("rjob-0")}),
        R"(spec.replicatedJobs: Forbidden: field is immutable: removed "rjob-1")"},
-      {"removing a field prints its zero value", with(two_jobs(), kPod + "/spec/containers/0/workingDir", "/w"), two_jobs(),
+      {"removing a field prints its zero value",
+       with(two_jobs(), kPod + "/spec/containers/0/workingDir", "/w"), two_jobs(),
        R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].workingDir: Invalid value: "": field is immutable)"},
-      {"removing a pointer field prints null", two_jobs(), without(two_jobs(), kJobSpec + "/parallelism"),
+      {"removing a pointer field prints null", two_jobs(),
+       without(two_jobs(), kJobSpec + "/parallelism"),
        "spec.replicatedJobs[0].template.spec.parallelism: Invalid value: null: field is immutable"},
-      {"a removed label prints null", with(two_jobs(), kPod + "/metadata/labels", {{"app", "x"}}), two_jobs(),
-       "spec.replicatedJobs[0].template.spec.template.metadata.labels[app]: Invalid value: null: field is immutable"},
-      {"a quantity spelled differently is no change", with(two_jobs(), kPod + "/spec/containers/0/resources", {{"limits", {{"cpu", "1"}}}}),
-       with(two_jobs(), kPod + "/spec/containers/0/resources", {{"limits", {{"cpu", "1000m"}}}}), ""},
-      {"an empty list written out is no change", two_jobs(), with(two_jobs(), kPod + "/spec/tolerations", Json::array()), ""},
+      {"a removed label prints null", with(two_jobs(), kPod + "/metadata/labels", {{"app", "x"}}),
+       two_jobs(),
+       "spec.replicatedJobs[0].template.spec.template.metadata.labels[app]: Invalid value: null: "
+       "field is immutable"},
+      {"a quantity spelled differently is no change",
+       with(two_jobs(), kPod + "/spec/containers/0/resources", {{"limits", {{"cpu", "1"}}}}),
+       with(two_jobs(), kPod + "/spec/containers/0/resources", {{"limits", {{"cpu", "1000m"}}}}),
+       ""},
+      {"an empty list written out is no change", two_jobs(),
+       with(two_jobs(), kPod + "/spec/tolerations", Json::array()), ""},
       {"a container added is named", two_jobs(),
        with(two_jobs(), kPod + "/spec/containers/1", {{"name", "sidecar"}, {"image", "envoy"}}),
        R"(spec.replicatedJobs[0].template.spec.template.spec.containers: Forbidden: field is immutable: added "sidecar")"},
       {"several changes are all listed", two_jobs(),
-       with(with(two_jobs(), kPod + "/spec/containers/0/image", "a"), "/spec/replicatedJobs/1/template/spec/parallelism", 3),
+       with(with(two_jobs(), kPod + "/spec/containers/0/image", "a"),
+            "/spec/replicatedJobs/1/template/spec/parallelism", 3),
        R"([spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: "a": field is immutable, )"
        "spec.replicatedJobs[1].template.spec.parallelism: Invalid value: 3: field is immutable]"},
-      {"suspended: nodeSelector and tolerations may change", with(two_jobs(), "/spec/suspend", true),
-       with(with(two_jobs(), kPod + "/spec/nodeSelector", {{"zone", "b"}}), kPod + "/spec/tolerations", {{{"key", "k"}}}), ""},
+      {"suspended: nodeSelector and tolerations may change",
+       with(two_jobs(), "/spec/suspend", true),
+       with(with(two_jobs(), kPod + "/spec/nodeSelector", {{"zone", "b"}}),
+            kPod + "/spec/tolerations", {{{"key", "k"}}}),
+       ""},
       {"suspended: other pod fields stay immutable", with(two_jobs(), "/spec/suspend", true),
        with(two_jobs(), kPod + "/spec/hostname", "h"),
        R"(spec.replicatedJobs[0].template.spec.template.spec.hostname: Invalid value: "h": field is immutable)"},
@@ -185,19 +231,27 @@ TEST_CASE("Elastic replicas: scale freely, everything else stays", "[validation]
   }
 }
 
-TEST_CASE("CEL-immutable spec fields report leaves with the CRD's message", "[validation][update]") {
+TEST_CASE("CEL-immutable spec fields report leaves with the CRD's message",
+          "[validation][update]") {
   const Json with_policy = with(two_jobs(), "/spec/failurePolicy", {{"maxRestarts", 3}});
   const std::vector<Case> cases = {
-      {"failurePolicy field changed", with_policy, with(with_policy, "/spec/failurePolicy/maxRestarts", 21),
+      {"failurePolicy field changed", with_policy,
+       with(with_policy, "/spec/failurePolicy/maxRestarts", 21),
        "spec.failurePolicy.maxRestarts: Invalid value: 21: Value is immutable"},
-      {"failurePolicy added (CEL only judges fields set on both sides)", two_jobs(), with_policy, ""},
+      {"failurePolicy added (CEL only judges fields set on both sides)", two_jobs(), with_policy,
+       ""},
       {"network changed", with(two_jobs(), "/spec/network", {{"enableDNSHostnames", true}}),
        with(two_jobs(), "/spec/network", {{"enableDNSHostnames", false}}),
        "spec.network.enableDNSHostnames: Invalid value: false: Value is immutable"},
-      {"dependsOn changed", with(two_jobs(), "/spec/replicatedJobs/1/dependsOn", {{{"name", "rjob-0"}, {"status", "Ready"}}}),
-       with(two_jobs(), "/spec/replicatedJobs/1/dependsOn", {{{"name", "rjob-0"}, {"status", "Complete"}}}),
+      {"dependsOn changed",
+       with(two_jobs(), "/spec/replicatedJobs/1/dependsOn",
+            {{{"name", "rjob-0"}, {"status", "Ready"}}}),
+       with(two_jobs(), "/spec/replicatedJobs/1/dependsOn",
+            {{{"name", "rjob-0"}, {"status", "Complete"}}}),
        R"(spec.replicatedJobs[1].dependsOn[0].status: Invalid value: "Complete": Value is immutable)"},
-      {"dependsOn added", two_jobs(), with(two_jobs(), "/spec/replicatedJobs/1/dependsOn", {{{"name", "rjob-0"}, {"status", "Ready"}}}),
+      {"dependsOn added", two_jobs(),
+       with(two_jobs(), "/spec/replicatedJobs/1/dependsOn",
+            {{{"name", "rjob-0"}, {"status", "Ready"}}}),
        R"(spec.replicatedJobs[1].dependsOn: Forbidden: field is immutable: added "rjob-0")"},
   };
   for (const auto& c : cases) {
@@ -207,50 +261,63 @@ TEST_CASE("CEL-immutable spec fields report leaves with the CRD's message", "[va
 
 TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]") {
   const Parsed old_js(two_jobs());
-  const Parsed down(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0), "/spec/replicatedJobs/1/replicas", 5));
+  const Parsed down(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0),
+                         "/spec/replicatedJobs/1/replicas", 5));
   const auto findings = v::validate_update(old_js, down, Policy{});
   REQUIRE(findings.errors.empty());
   CHECK(findings.warnings == std::vector<std::string>{
-      "replicatedJob \"rjob-0\" scaled down from 1 to 0: Job js-rjob-0-0 keeps running (the JobSet controller deletes none); "
-      "delete it to release its resources",
-      "replicatedJob \"rjob-1\" scaled up from 1 to 5: the JobSet controller will create Jobs js-rjob-1-1 ... js-rjob-1-4 (4 Jobs)",
-  });
+                                 "replicatedJob \"rjob-0\" scaled down from 1 to 0: Job "
+                                 "js-rjob-0-0 keeps running (the JobSet controller deletes none); "
+                                 "delete it to release its resources",
+                                 "replicatedJob \"rjob-1\" scaled up from 1 to 5: the JobSet "
+                                 "controller will create Jobs js-rjob-1-1 ... js-rjob-1-4 (4 Jobs)",
+                             });
 }
 
 // Found by fuzz_review: errors came in the key order of the new object, so the same change sent
 // with its keys in another order got a different message.
-TEST_CASE("The errors of an update do not depend on the key order of the objects", "[validation][update]") {
-  const std::string old_spec = R"({"backoffLimit":1,"templcte":{},"template":{"spec":{"containers":[{"name":"main","image":"a"}]}}})";
+TEST_CASE("The errors of an update do not depend on the key order of the objects",
+          "[validation][update]") {
+  const std::string old_spec =
+      R"({"backoffLimit":1,"templcte":{},"template":{"spec":{"containers":[{"name":"main","image":"a"}]}}})";
   const std::vector<std::string> new_specs = {
       R"({"backoffLimit":2,"template":{"spec":{"containers":[{"name":"main","image":"b"}],"securityContext":{"runAsUser":1,"fsGroup":2}}},"activeDeadlineSeconds":5})",
       R"({"activeDeadlineSeconds":5,"template":{"spec":{"securityContext":{"fsGroup":2,"runAsUser":1},"containers":[{"image":"b","name":"main"}]}},"backoffLimit":2})",
   };
   const auto jobset_with = [](const std::string& spec) {
-    return R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":)" + spec + "}}]}}";
+    return R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":)" +
+           spec + "}}]}}";
   };
   const Parsed old_js(jobset_with(old_spec));
   for (const auto& spec : new_specs) {
     DYNAMIC_SECTION(spec) {
       const Parsed new_js(jobset_with(spec));
       CHECK(jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors) ==
-            "[spec.replicatedJobs[0].template.spec.activeDeadlineSeconds: Invalid value: 5: field is immutable, "
-            "spec.replicatedJobs[0].template.spec.backoffLimit: Invalid value: 2: field is immutable, "
-            "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: \"b\": field is immutable, "
-            "spec.replicatedJobs[0].template.spec.template.spec.securityContext: Invalid value: {\"fsGroup\":2,\"runAsUser\":1}: field is immutable, "
-            "spec.replicatedJobs[0].template.spec.templcte: Invalid value: null: field is immutable]");
+            "[spec.replicatedJobs[0].template.spec.activeDeadlineSeconds: Invalid value: 5: field "
+            "is immutable, "
+            "spec.replicatedJobs[0].template.spec.backoffLimit: Invalid value: 2: field is "
+            "immutable, "
+            "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid "
+            "value: \"b\": field is immutable, "
+            "spec.replicatedJobs[0].template.spec.template.spec.securityContext: Invalid value: "
+            "{\"fsGroup\":2,\"runAsUser\":1}: field is immutable, "
+            "spec.replicatedJobs[0].template.spec.templcte: Invalid value: null: field is "
+            "immutable]");
     }
   }
 }
 
 TEST_CASE("A denied update carries no scale warnings", "[validation][update]") {
   const Parsed old_js(two_jobs());
-  const Parsed new_js(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3), kPod + "/spec/containers/0/image", "x"));
+  const Parsed new_js(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 3),
+                           kPod + "/spec/containers/0/image", "x"));
   const auto findings = v::validate_update(old_js, new_js, Policy{});
   CHECK(findings.errors.size() == 1);
   CHECK(findings.warnings.empty());
 }
 
-TEST_CASE("Scale warnings stay under 4096 bytes however many ReplicatedJobs change", "[validation][update]") {
+TEST_CASE("Scale warnings stay under 4096 bytes however many ReplicatedJobs change",
+          "[validation][update]") {
   Json old_jobs = Json::array(), new_jobs = Json::array();
   for (int i = 0; i < 300; ++i) {
     old_jobs.push_back(replicated_job("replicated-job-" + std::to_string(i), 1));
@@ -265,7 +332,8 @@ TEST_CASE("Scale warnings stay under 4096 bytes however many ReplicatedJobs chan
   CHECK(findings.warnings.back().rfind("and ", 0) == 0);
   CHECK(findings.warnings.back().find("more replicatedJobs rescaled") != std::string::npos);
   CHECK(findings.warnings.front() ==
-        "replicatedJob \"replicated-job-0\" scaled up from 1 to 200: the JobSet controller will create Jobs "
+        "replicatedJob \"replicated-job-0\" scaled up from 1 to 200: the JobSet controller will "
+        "create Jobs "
         "js-replicated-job-0-1 ... js-replicated-job-0-199 (199 Jobs)");
 }
 
@@ -274,12 +342,16 @@ TEST_CASE("A rejection stays short however many entries change", "[validation][u
   for (int i = 0; i < 10000; ++i) old_jobs.push_back(replicated_job("r" + std::to_string(i)));
   for (int i = 0; i < 10000; ++i) new_jobs.push_back(replicated_job("n" + std::to_string(i)));
   const Parsed old_js(jobset(old_jobs)), new_js(jobset(new_jobs));
-  const auto message = jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors);
-  CHECK(message == R"(spec.replicatedJobs: Forbidden: field is immutable: added "n0", "n1", "n2" and 9997 more; )"
-                   R"(removed "r0", "r1", "r2" and 9997 more)");
+  const auto message =
+      jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors);
+  CHECK(
+      message ==
+      R"(spec.replicatedJobs: Forbidden: field is immutable: added "n0", "n1", "n2" and 9997 more; )"
+      R"(removed "r0", "r1", "r2" and 9997 more)");
 }
 
-TEST_CASE("A huge unnamed list that changes length is counted, not compared pairwise", "[validation][update]") {
+TEST_CASE("A huge unnamed list that changes length is counted, not compared pairwise",
+          "[validation][update]") {
   Json old_args = Json::array(), new_args = Json::array();
   for (int i = 0; i < 20000; ++i) old_args.push_back("arg" + std::to_string(i));
   new_args = old_args;
@@ -287,16 +359,19 @@ TEST_CASE("A huge unnamed list that changes length is counted, not compared pair
   const Parsed old_js(with(two_jobs(), kPod + "/spec/containers/0/args", old_args));
   const Parsed new_js(with(two_jobs(), kPod + "/spec/containers/0/args", new_args));
   CHECK(jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors) ==
-        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].args: Forbidden: field is immutable: "
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].args: Forbidden: field "
+        "is immutable: "
         "20000 entries became 20001");
 }
 
 // Found by fuzz_update: entries were matched by name alone, so with a name given twice every
 // namesake was compared with the first one. A JobSet compared with itself was denied, and a
 // changed second namesake that equalled the first was allowed.
-TEST_CASE("ReplicatedJobs with repeated or missing names are compared position by position", "[validation][update]") {
-  const Json second_changed = with(jobset({replicated_job("a"), replicated_job("a")}),
-                                   "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2");
+TEST_CASE("ReplicatedJobs with repeated or missing names are compared position by position",
+          "[validation][update]") {
+  const Json second_changed =
+      with(jobset({replicated_job("a"), replicated_job("a")}),
+           "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2");
   const Json same = jobset({replicated_job("a"), replicated_job("a")});
   Json unnamed = jobset({replicated_job("x", 1, 1), replicated_job("y", 1, 2)});
   for (auto& rj : unnamed["spec"]["replicatedJobs"]) rj.erase("name");
@@ -305,8 +380,11 @@ TEST_CASE("ReplicatedJobs with repeated or missing names are compared position b
       {"the second namesake may not become like the first", second_changed, same,
        R"(spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.1": field is immutable)"},
       {"unnamed entries scale each at its place", unnamed,
-       with(with(unnamed, "/spec/replicatedJobs/0/replicas", 3), "/spec/replicatedJobs/1/replicas", 5), ""},
-      {"unnamed entries keep their templates", unnamed, with(unnamed, "/spec/replicatedJobs/1/template/spec/parallelism", 1),
+       with(with(unnamed, "/spec/replicatedJobs/0/replicas", 3), "/spec/replicatedJobs/1/replicas",
+            5),
+       ""},
+      {"unnamed entries keep their templates", unnamed,
+       with(unnamed, "/spec/replicatedJobs/1/template/spec/parallelism", 1),
        "spec.replicatedJobs[1].template.spec.parallelism: Invalid value: 1: field is immutable"},
   };
   for (const auto& c : cases) {
@@ -318,16 +396,27 @@ TEST_CASE("ReplicatedJobs with repeated or missing names are compared position b
 // fails the request there. Here it is an error at the field: never a wrong allow.
 TEST_CASE("Counts outside int32, or not integers, are denied", "[validation][update]") {
   const auto replicas = [](const std::string& value) {
-    return Parsed(R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":)" + value + "}]}}");
+    return Parsed(R"({"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":)" +
+                  value + "}]}}");
   };
   const Parsed old_js = replicas("1");
-  struct Row { std::string value, want; };
+  struct Row {
+    std::string value, want;
+  };
   const std::vector<Row> rows = {
       {"2147483647", ""},
-      {"2147483648", "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be less than or equal to 2147483647"},
-      {"9223372036854775807", "spec.replicatedJobs[0].replicas: Invalid value: 9223372036854775807: must be less than or equal to 2147483647"},
-      {"18446744073709551615", "spec.replicatedJobs[0].replicas: Invalid value: 18446744073709551615: must be less than or equal to 2147483647"},
-      {"-9223372036854775808", "spec.replicatedJobs[0].replicas: Invalid value: -9223372036854775808: must be greater than or equal to 0"},
+      {"2147483648",
+       "spec.replicatedJobs[0].replicas: Invalid value: 2147483648: must be less than or equal to "
+       "2147483647"},
+      {"9223372036854775807",
+       "spec.replicatedJobs[0].replicas: Invalid value: 9223372036854775807: must be less than or "
+       "equal to 2147483647"},
+      {"18446744073709551615",
+       "spec.replicatedJobs[0].replicas: Invalid value: 18446744073709551615: must be less than or "
+       "equal to 2147483647"},
+      {"-9223372036854775808",
+       "spec.replicatedJobs[0].replicas: Invalid value: -9223372036854775808: must be greater than "
+       "or equal to 0"},
       {"2.5", "spec.replicatedJobs[0].replicas: Invalid value: 2.5: must be an integer"},
       {"1e300", "spec.replicatedJobs[0].replicas: Invalid value: 1e+300: must be an integer"},
       {R"("3")", R"(spec.replicatedJobs[0].replicas: Invalid value: "3": must be an integer)"},
@@ -341,25 +430,34 @@ TEST_CASE("Counts outside int32, or not integers, are denied", "[validation][upd
     }
   }
 
-  const Json indexed = with(with(with(two_jobs(), kJobSpec + "/completionMode", "Indexed"), kJobSpec + "/parallelism", 2),
-                            kJobSpec + "/completions", 2);
+  const Json indexed = with(
+      with(with(two_jobs(), kJobSpec + "/completionMode", "Indexed"), kJobSpec + "/parallelism", 2),
+      kJobSpec + "/completions", 2);
   const std::vector<Case> elastic = {
       {"both beyond int32", indexed,
-       with(with(indexed, kJobSpec + "/parallelism", 2147483648LL), kJobSpec + "/completions", 2147483648LL),
-       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 2147483648: must be less than or equal to 2147483647, "
-       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2147483648: must be less than or equal to 2147483647]",
+       with(with(indexed, kJobSpec + "/parallelism", 2147483648LL), kJobSpec + "/completions",
+            2147483648LL),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 2147483648: must be less "
+       "than or equal to 2147483647, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2147483648: must be less "
+       "than or equal to 2147483647]",
        elastic_parallelism()},
-      {"fractions", indexed, with(with(indexed, kJobSpec + "/parallelism", 2.5), kJobSpec + "/completions", 2.5),
+      {"fractions", indexed,
+       with(with(indexed, kJobSpec + "/parallelism", 2.5), kJobSpec + "/completions", 2.5),
        "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: 2.5: must be an integer, "
        "spec.replicatedJobs[0].template.spec.completions: Invalid value: 2.5: must be an integer]",
        elastic_parallelism()},
-      {"strings", indexed, with(with(indexed, kJobSpec + "/parallelism", "4"), kJobSpec + "/completions", "4"),
-       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: \"4\": must be an integer, "
-       "spec.replicatedJobs[0].template.spec.completions: Invalid value: \"4\": must be an integer]",
+      {"strings", indexed,
+       with(with(indexed, kJobSpec + "/parallelism", "4"), kJobSpec + "/completions", "4"),
+       "[spec.replicatedJobs[0].template.spec.parallelism: Invalid value: \"4\": must be an "
+       "integer, "
+       "spec.replicatedJobs[0].template.spec.completions: Invalid value: \"4\": must be an "
+       "integer]",
        elastic_parallelism()},
       {"the largest int32 is fine", indexed,
-       with(with(indexed, kJobSpec + "/parallelism", 2147483647), kJobSpec + "/completions", 2147483647), "",
-       elastic_parallelism()},
+       with(with(indexed, kJobSpec + "/parallelism", 2147483647), kJobSpec + "/completions",
+            2147483647),
+       "", elastic_parallelism()},
   };
   for (const auto& c : elastic) {
     DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }

@@ -34,7 +34,8 @@ inline constexpr std::string_view kGroup = "jobset.x-k8s.io";
 inline constexpr std::string_view kVersion = "v1alpha2";
 inline constexpr std::string_view kKind = "JobSet";
 
-[[nodiscard]] Result<std::string> handle_review(std::string_view body, const Policy& policy, Hook hook);
+[[nodiscard]] Result<std::string> handle_review(std::string_view body, const Policy& policy,
+                                                Hook hook);
 
 // What an access log says about one review, read from the same parse that produced the answer
 // (the body is parsed once). Fields the request did not carry are empty.
@@ -57,7 +58,8 @@ struct ReviewAnswer {
 };
 
 // handle_review plus the summary: same body, same Failure. Never throws.
-[[nodiscard]] Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, Hook hook);
+[[nodiscard]] Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy,
+                                                 Hook hook);
 
 // How many readable bytes past its end let a body be parsed where it is: simdjson reads up to
 // that far ahead. Any content; the spare capacity of the string that holds the body will do.

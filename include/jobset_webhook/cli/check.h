@@ -17,7 +17,8 @@
 namespace jobset_webhook::cli {
 
 // Failure: a duplicate namespace/name on one side, or defaults that do not apply.
-Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side, const Policy& policy);
+Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,
+                               const Policy& policy);
 
 // The CREATE rules for every JobSet. Failure as for check_manifests.
 Result<Report> validate_manifests(const Manifests& manifests, const Policy& policy);

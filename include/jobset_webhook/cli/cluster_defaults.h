@@ -15,7 +15,8 @@ namespace jobset_webhook::cli {
 //   spec.replicatedJobs[*].replicas: 1, .groupName: default
 //   spec.failurePolicy.restartStrategy: Recreate
 //   spec.volumeClaimPolicies[*].retentionPolicy.whenDeleted: Delete
-//   the embedded core/v1 defaults of the pod template (ports[*].protocol: TCP, configMapKeyRef.name: "", ...)
+//   the embedded core/v1 defaults of the pod template (ports[*].protocol: TCP,
+//   configMapKeyRef.name: "", ...)
 // Never throws.
 void apply_schema_defaults(Json& jobset);
 

@@ -50,7 +50,7 @@ int certs(const CertsOptions& options);
 struct CheckOptions {
   std::vector<std::string> old_paths;  // files, directories, or "-" for stdin
   std::vector<std::string> new_paths;
-  std::string config;         // policy file; empty for the default policy
+  std::string config;           // policy file; empty for the default policy
   std::string format = "text";  // text, json, junit, sarif, github
 };
 

@@ -39,7 +39,8 @@ struct LocatedDocument {
 
 // parse_yaml_documents, keeping the marks. Lines count from the start of the stream, so they are
 // the lines of the file whatever document they are in.
-Result<std::vector<LocatedDocument>> parse_located_documents(std::string_view text, std::string_view source);
+Result<std::vector<LocatedDocument>> parse_located_documents(std::string_view text,
+                                                             std::string_view source);
 
 // Block-style YAML for a JSON value, keys in the value's order. A string that YAML would read as
 // something else ("true", "1", "null", "") is quoted, so parse_yaml_documents gives the value back.

@@ -27,8 +27,8 @@ struct OldValue {
 
 struct Finding {
   field::Error error;
-  Location where;                      // the field in the new manifest (or its nearest ancestor)
-  std::optional<OldValue> old_value;   // UPDATE findings that show a value
+  Location where;                     // the field in the new manifest (or its nearest ancestor)
+  std::optional<OldValue> old_value;  // UPDATE findings that show a value
 };
 
 enum class Change { kUpdate, kCreate, kDelete };
@@ -41,10 +41,10 @@ struct JobSetResult {
   std::string namespace_name;
   std::string name;
   std::string generate_name;
-  Location where;         // the new manifest's object; the old one's for a deletion
-  bool allowed = true;    // a deletion is always allowed: it is reported, not judged
-  std::string message;    // the server's status.message for a denial; empty when allowed
-  std::vector<Finding> findings;      // one per distinct error, in the decision's order
+  Location where;                 // the new manifest's object; the old one's for a deletion
+  bool allowed = true;            // a deletion is always allowed: it is reported, not judged
+  std::string message;            // the server's status.message for a denial; empty when allowed
+  std::vector<Finding> findings;  // one per distinct error, in the decision's order
   std::vector<std::string> warnings;  // the decision's warnings (admission response.warnings)
 
   std::string display_name() const;  // "namespace/name"
@@ -57,8 +57,8 @@ struct Report {
 
   std::size_t count(Change change) const;
   std::size_t denied() const;
-  // "check: 3 JobSets: 1 denied, 2 allowed (1 updated, 1 created); 1 deleted; 2 other objects skipped"
-  // (validate leaves out the parenthesis and the deletions).
+  // "check: 3 JobSets: 1 denied, 2 allowed (1 updated, 1 created); 1 deleted; 2 other objects
+  // skipped" (validate leaves out the parenthesis and the deletions).
   std::string summary() const;
 };
 

@@ -49,6 +49,7 @@ bool is_dns_name(std::string_view san);
 // A fresh CA and a serving certificate for the request's Service, signed with SHA-256. Duplicate
 // names are listed once. Fails (code 400) on an extra SAN that is neither a DNS name nor an IP
 // literal, or days outside 1..3650; fails (code 500) naming the OpenSSL error if a step fails.
-[[nodiscard]] Result<ServingCertificates> issue_serving_certificates(const ServingCertificateRequest& request);
+[[nodiscard]] Result<ServingCertificates> issue_serving_certificates(
+    const ServingCertificateRequest& request);
 
 }  // namespace jobset_webhook::cli

@@ -2,8 +2,8 @@
 
 // Field errors as data, after apimachinery's validation/field package: the same types, the same
 // builders, and the same printed form, so that our messages read exactly like Kubernetes' own:
-//   spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable
-//   spec.managedBy: Too long: may not be more than 63 bytes
+//   spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value:
+//   "bash:5.2": field is immutable spec.managedBy: Too long: may not be more than 63 bytes
 
 #include <cstdint>
 #include <optional>
@@ -36,7 +36,7 @@ std::string_view cause_reason(ErrorType type);
 
 struct Error {
   ErrorType type = ErrorType::kInvalid;
-  std::string field;                 // printed path; "<nil>" when the error names no field
+  std::string field;                  // printed path; "<nil>" when the error names no field
   std::optional<BadValue> bad_value;  // printed only by the types that show a value
   std::string detail;
 

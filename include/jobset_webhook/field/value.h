@@ -2,8 +2,8 @@
 
 // A field error's bad value, printed once, the way apimachinery's field.Error prints it:
 // strings Go-quoted ("bash:5.2", \" and \n escaped), numbers and bools bare (-1, true), null,
-// objects and lists as compact JSON in Go's encoding (<, >, & as \u003c, \u003e, \u0026; keys sorted).
-// Long values are elided so that a message stays readable: see kMaxValueBytes.
+// objects and lists as compact JSON in Go's encoding (<, >, & as \u003c, \u003e, \u0026; keys
+// sorted). Long values are elided so that a message stays readable: see kMaxValueBytes.
 
 #include <cstddef>
 #include <cstdint>

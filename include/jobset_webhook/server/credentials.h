@@ -23,8 +23,8 @@ struct ServingCertificate {
   X509* leaf = nullptr;
   STACK_OF(X509) * chain = nullptr;  // intermediates after the leaf in the file; may be empty
   EVP_PKEY* private_key = nullptr;
-  std::string subject;    // for logs: "CN=jobset-webhook.jobset-system.svc"
-  std::string not_after;  // for logs: "2027-11-30T11:46:05Z"
+  std::string subject;              // for logs: "CN=jobset-webhook.jobset-system.svc"
+  std::string not_after;            // for logs: "2027-11-30T11:46:05Z"
   std::int64_t not_after_unix = 0;  // the same, in seconds since the epoch, for metrics
 };
 

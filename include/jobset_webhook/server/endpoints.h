@@ -20,8 +20,8 @@ inline constexpr std::string_view kReadyzPath = "/readyz";
 // Plain-HTTP Prometheus metrics on the metrics port (docs/observability.md).
 inline constexpr std::string_view kMetricsPath = "/metrics";
 
-inline constexpr int kDefaultPort = 9443;        // HTTPS, `serve --port`
-inline constexpr int kDefaultHealthPort = 8081;  // HTTP, `serve --health-port`
+inline constexpr int kDefaultPort = 9443;         // HTTPS, `serve --port`
+inline constexpr int kDefaultHealthPort = 8081;   // HTTP, `serve --health-port`
 inline constexpr int kDefaultMetricsPort = 8080;  // HTTP, `serve --metrics-port` (0: none)
 
 // The files `serve --cert-dir DIR` reads, named as the keys of a kubernetes.io/tls Secret (and of

@@ -38,7 +38,7 @@ struct RequestContext {
   bool checked = false;  // passed through the request checks; httplib itself answered otherwise
   RequestHead head;      // what the checks found, when they let the request proceed
   std::optional<admission::ReviewSummary> review;
-  std::string error;  // why the request was refused, for the log
+  std::string error;           // why the request was refused, for the log
   std::size_t body_bytes = 0;  // of the body read, when it was read whole
 };
 

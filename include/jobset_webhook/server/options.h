@@ -27,8 +27,8 @@ struct TlsFiles {
 
 struct ServerOptions {
   std::string bind_address = "0.0.0.0";
-  int port = kDefaultPort;                // HTTPS admission endpoints; 0 picks a free port
-  int health_port = kDefaultHealthPort;   // plain HTTP /healthz and /readyz; 0 picks a free port
+  int port = kDefaultPort;               // HTTPS admission endpoints; 0 picks a free port
+  int health_port = kDefaultHealthPort;  // plain HTTP /healthz and /readyz; 0 picks a free port
   // Plain HTTP /metrics on bind_address; 0 picks a free port; nullopt serves no metrics (the
   // CLI's --metrics-port=0).
   std::optional<int> metrics_port = kDefaultMetricsPort;
@@ -54,8 +54,8 @@ struct ServerOptions {
   // What answers a review body, which is followed by admission::kInPlacePadding readable bytes.
   // Always admission::answer_padded_review, except in tests that make it throw, to see an internal
   // failure answered 500 and counted instead of ending the process.
-  using AnswerReview = std::function<Result<admission::ReviewAnswer>(std::string_view body,
-                                                                     const Policy& policy, Hook hook)>;
+  using AnswerReview = std::function<Result<admission::ReviewAnswer>(
+      std::string_view body, const Policy& policy, Hook hook)>;
   AnswerReview answer_review = admission::answer_padded_review;
 };
 

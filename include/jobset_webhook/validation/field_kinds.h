@@ -29,9 +29,9 @@ enum class ScalarKind {
 struct FieldKind {
   bool pointer = false;  // absent differs from an explicit zero value
   Shape shape = Shape::kStruct;
-  ScalarKind scalar = ScalarKind::kString;                   // when shape is kScalar
-  std::map<std::string, FieldKind, std::less<>> fields;      // when shape is kStruct
-  std::unique_ptr<FieldKind> element;                        // when shape is kSlice or kMap
+  ScalarKind scalar = ScalarKind::kString;               // when shape is kScalar
+  std::map<std::string, FieldKind, std::less<>> fields;  // when shape is kStruct
+  std::unique_ptr<FieldKind> element;                    // when shape is kSlice or kMap
 
   // The kind of a struct field; nullptr for a field the table does not know (newer Kubernetes),
   // which is then compared as plain JSON.

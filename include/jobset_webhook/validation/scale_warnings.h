@@ -23,13 +23,15 @@ struct ReplicasChange {
 };
 
 // Child Job name, as upstream's placement.GenJobName: "<jobset>-<replicatedJob>-<index>".
-std::string child_job_name(std::string_view jobset, std::string_view replicated_job, std::int64_t index);
+std::string child_job_name(std::string_view jobset, std::string_view replicated_job,
+                           std::int64_t index);
 
 // One warning per change, e.g.
-//   replicatedJob "workers" scaled down from 4 to 2: Jobs js-workers-2, js-workers-3 keep running (the
-//   JobSet controller deletes none); delete them to release their resources
+//   replicatedJob "workers" scaled down from 4 to 2: Jobs js-workers-2, js-workers-3 keep running
+//   (the JobSet controller deletes none); delete them to release their resources
 // Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"); the total
 // stays under kMaxWarningsBytes, ending in a count of the changes left out.
-std::vector<std::string> scale_warnings(std::string_view jobset, const std::vector<ReplicasChange>& changes);
+std::vector<std::string> scale_warnings(std::string_view jobset,
+                                        const std::vector<ReplicasChange>& changes);
 
 }  // namespace jobset_webhook::validation

@@ -46,7 +46,8 @@ struct DiffOptions {
 };
 
 // True when a and b are equal for a field of this kind (nullptr: plain JSON).
-bool semantically_equal(const FieldKind* kind, MaybeJson a, MaybeJson b, const DiffOptions& options = {});
+bool semantically_equal(const FieldKind* kind, MaybeJson a, MaybeJson b,
+                        const DiffOptions& options = {});
 
 // Appends one Change per differing leaf below path. Paths are printed like field::Path.
 void diff(const FieldKind* kind, MaybeJson old_value, MaybeJson new_value, field::Path& path,
