@@ -4,9 +4,8 @@
 // more: the simdjson parse of the body, the floor the decision is measured against.
 //
 // Usage: review_driver [--parse-only] BODY.json [N]      (N defaults to 200)
-//   valgrind --tool=callgrind build-bench/bench/review_driver
-//   build-bench/bench/medium-update-replicas.json scripts/bench-instructions counts instructions
-//   per review with it.
+//   valgrind --tool=callgrind build-bench/bench/review_driver build-bench/bench/medium-update-replicas.json
+// scripts/bench-instructions counts instructions per review with it.
 
 #include <cstdlib>
 #include <fstream>

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 uses exit code 0 for --help/--version; usage errors become our "unusable input".
     const int code = app.exit(e);
-    return code == 0 ? 0 : cli::kExitUnusableInput;
+    return code == 0 ? 0 : jobset_webhook::kExitUnusableInput;
   }
   if (review_cmd->parsed()) return cli::review(review);
   if (certs_cmd->parsed()) return cli::certs(certs);
@@ -146,5 +146,5 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) return cli::validate(validate);
   if (default_cmd->parsed()) return cli::print_defaults(defaults);
   if (serve_cmd->parsed()) return cli::serve(serve);
-  return cli::kExitUnusableInput;
+  return jobset_webhook::kExitUnusableInput;
 }

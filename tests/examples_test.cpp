@@ -1,8 +1,8 @@
-// The upstream project's example JobSets (../shared/examples/jobset) as inputs to the CREATE and
-// UPDATE rules. CREATE: every example is admitted (the feature-gated ones with their gate on),
-// before and after its defaults. UPDATE: every replicas change is allowed, and a change to any
-// single leaf of a template is denied with exactly that leaf's path. The edits are generated, not
-// hand-picked.
+// Example JobSets as inputs to the CREATE and UPDATE rules: this project's own (tests/data/jobsets),
+// and upstream's (JOBSET_EXAMPLES_DIR, tag [upstream_examples]: run only when they are present).
+// CREATE: every example is admitted (the feature-gated ones with their gate on), before and after
+// its defaults. UPDATE: every replicas change is allowed, and a change to any single leaf of a
+// template is denied with exactly that leaf's path. The edits are generated, not hand-picked.
 
 #include <filesystem>
 
@@ -24,10 +24,20 @@ using jobset_webhook::testing::Parsed;
 
 namespace {
 
+// A directory of examples and what the tests expect of it at least.
+struct Examples {
+  fs::path root;
+  std::size_t jobsets;  // at least
+  std::size_t edits;    // single-leaf template edits, at least
+  std::size_t gated;    // JobSets that need a feature gate, exactly
+};
+
+const Examples kOwn{JOBSET_TESTDATA_DIR "/jobsets", 6, 60, 2};
+const Examples kUpstream{JOBSET_EXAMPLES_DIR, 20, 400, 4};
+
 // Every JobSet document of the examples, as written, named "<file>:<name>".
-std::vector<std::pair<std::string, Json>> example_documents() {
+std::vector<std::pair<std::string, Json>> example_documents(const fs::path& root) {
   std::vector<std::pair<std::string, Json>> out;
-  const fs::path root(JOBSET_EXAMPLES_DIR);
   REQUIRE(fs::is_directory(root));
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
@@ -48,8 +58,8 @@ std::vector<std::pair<std::string, Json>> example_documents() {
   return out;
 }
 
-std::vector<std::pair<std::string, Json>> example_jobsets() {
-  auto out = example_documents();
+std::vector<std::pair<std::string, Json>> example_jobsets(const fs::path& root) {
+  auto out = example_documents(root);
   // The suspended-JobSet exceptions are tested on their own; here every leaf is immutable.
   for (auto& [name, js] : out) {
     if (js["spec"].contains("suspend")) js["spec"].erase("suspend");
@@ -57,13 +67,20 @@ std::vector<std::pair<std::string, Json>> example_jobsets() {
   return out;
 }
 
-// The upstream feature gate an example needs (NOTICE.md of the examples lists them), or none.
-Policy gates_for(const std::string& name) {
+// The upstream feature gates a JobSet needs: InPlaceRestart for that restart strategy, RestartJob
+// for a failure-policy rule with either RestartJob action.
+Policy gates_for(const Json& js) {
   Policy policy;
-  policy.feature_gates.in_place_restart = name.rfind("in-place-restart/", 0) == 0;
-  policy.feature_gates.restart_job =
-      name.rfind("failure-policy/restartjob-action.yaml:", 0) == 0 ||
-      name.rfind("failure-policy/restartjobandignoremaxrestarts-action.yaml:", 0) == 0;
+  const auto spec = js.value("spec", Json::object());
+  const auto failure_policy = spec.value("failurePolicy", Json::object());
+  policy.feature_gates.in_place_restart =
+      failure_policy.value("restartStrategy", "") == "InPlaceRestart";
+  for (const auto& rule : failure_policy.value("rules", Json::array())) {
+    const auto action = rule.value("action", "");
+    if (action == "RestartJob" || action == "RestartJobAndIgnoreMaxRestarts") {
+      policy.feature_gates.restart_job = true;
+    }
+  }
   return policy;
 }
 
@@ -114,11 +131,9 @@ std::vector<std::string> error_lines(const Json& old_js, const Json& new_js) {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("Every example JobSet may be scaled up and down", "[examples]") {
-  const auto examples = example_jobsets();
-  REQUIRE(examples.size() >= 20);
+void every_jobset_scales(const Examples& e) {
+  const auto examples = example_jobsets(e.root);
+  REQUIRE(examples.size() >= e.jobsets);
   for (const auto& [name, js] : examples) {
     for (std::size_t i = 0; i < js["spec"]["replicatedJobs"].size(); ++i) {
       for (const int replicas : {0, 1, 2, 7, 1000}) {
@@ -132,9 +147,9 @@ TEST_CASE("Every example JobSet may be scaled up and down", "[examples]") {
   }
 }
 
-TEST_CASE("Every single-leaf template edit of every example is denied at that leaf", "[examples]") {
+void every_leaf_edit_is_denied(const Examples& e) {
   std::size_t edits = 0;
-  for (const auto& [name, js] : example_jobsets()) {
+  for (const auto& [name, js] : example_jobsets(e.root)) {
     const auto& rjobs = js["spec"]["replicatedJobs"];
     for (std::size_t i = 0; i < rjobs.size(); ++i) {
       std::vector<Leaf> leaves;
@@ -154,16 +169,15 @@ TEST_CASE("Every single-leaf template edit of every example is denied at that le
       }
     }
   }
-  CHECK(edits > 400);
+  CHECK(edits >= e.edits);
 }
 
-TEST_CASE("Every example JobSet is admitted on create, before and after its defaults",
-          "[examples][create]") {
-  const auto examples = example_documents();
-  REQUIRE(examples.size() >= 20);
+void every_jobset_is_admitted(const Examples& e) {
+  const auto examples = example_documents(e.root);
+  REQUIRE(examples.size() >= e.jobsets);
   for (const auto& [name, js] : examples) {
     DYNAMIC_SECTION(name) {
-      const Policy policy = gates_for(name);
+      const Policy policy = gates_for(js);
       CHECK(create_errors(js, policy) == "");
       const Json ops = jobset_webhook::defaulting::defaults_patch(Parsed(js));
       CHECK_FALSE(ops.empty());  // no example spells out every default
@@ -175,11 +189,10 @@ TEST_CASE("Every example JobSet is admitted on create, before and after its defa
   }
 }
 
-TEST_CASE("Feature-gated examples are rejected with upstream's default gates",
-          "[examples][create]") {
+void gated_jobsets_are_rejected(const Examples& e) {
   std::size_t gated = 0;
-  for (const auto& [name, js] : example_documents()) {
-    const Policy needs = gates_for(name);
+  for (const auto& [name, js] : example_documents(e.root)) {
+    const Policy needs = gates_for(js);
     if (!needs.feature_gates.in_place_restart && !needs.feature_gates.restart_job) continue;
     ++gated;
     DYNAMIC_SECTION(name) {
@@ -194,5 +207,44 @@ TEST_CASE("Feature-gated examples are rejected with upstream's default gates",
       CHECK(create_errors(js, Policy{}) == want);
     }
   }
-  CHECK(gated == 4);
+  CHECK(gated == e.gated);
+}
+
+}  // namespace
+
+TEST_CASE("Every JobSet of the fixtures may be scaled up and down", "[examples]") {
+  every_jobset_scales(kOwn);
+}
+
+TEST_CASE("Every single-leaf template edit of every fixture is denied at that leaf", "[examples]") {
+  every_leaf_edit_is_denied(kOwn);
+}
+
+TEST_CASE("Every JobSet of the fixtures is admitted on create, before and after its defaults",
+          "[examples][create]") {
+  every_jobset_is_admitted(kOwn);
+}
+
+TEST_CASE("Feature-gated fixtures are rejected with upstream's default gates",
+          "[examples][create]") {
+  gated_jobsets_are_rejected(kOwn);
+}
+
+TEST_CASE("Every upstream example JobSet may be scaled up and down", "[upstream_examples]") {
+  every_jobset_scales(kUpstream);
+}
+
+TEST_CASE("Every single-leaf template edit of every upstream example is denied at that leaf",
+          "[upstream_examples]") {
+  every_leaf_edit_is_denied(kUpstream);
+}
+
+TEST_CASE("Every upstream example JobSet is admitted on create, before and after its defaults",
+          "[upstream_examples][create]") {
+  every_jobset_is_admitted(kUpstream);
+}
+
+TEST_CASE("Feature-gated upstream examples are rejected with upstream's default gates",
+          "[upstream_examples][create]") {
+  gated_jobsets_are_rejected(kUpstream);
 }

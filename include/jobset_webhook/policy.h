@@ -4,12 +4,10 @@
 // files or environment. The policy file (YAML or JSON) looks like
 //   elastic:
 //     replicas: true      # replicatedJobs[*].replicas may change (default true)
-//     parallelism: false  # upstream's ElasticJobSet rules for parallelism/completions (default
-//     false)
+//     parallelism: false  # upstream's ElasticJobSet rules for parallelism/completions (default false)
 //   featureGates:         # upstream JobSet's alpha feature gates that change CREATE validation
 //     InPlaceRestart: false  # allow failurePolicy.restartStrategy InPlaceRestart (default false)
-//     RestartJob: false      # allow failure-policy actions RestartJob[AndIgnoreMaxRestarts]
-//     (default false)
+//     RestartJob: false      # allow failure-policy actions RestartJob[AndIgnoreMaxRestarts] (default false)
 
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/result.h"

@@ -5,8 +5,8 @@
 #include <map>
 #include <system_error>
 
-#include "cli/pointer_internal.h"
 #include "jobset_webhook/admission/review.h"
+#include "jobset_webhook/patch/json_patch.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -230,7 +230,7 @@ std::vector<std::string> field_path_tokens(std::string_view path) {
 
 std::string json_pointer(const std::vector<std::string>& tokens) {
   std::string pointer;
-  for (const auto& t : tokens) append_pointer_token(pointer, t);
+  for (const auto& t : tokens) patch::append_pointer_token(pointer, t);
   return pointer;
 }
 

@@ -15,9 +15,9 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cli/pointer_internal.h"
 #include "cli/yaml_reader_internal.h"
 #include "jobset_webhook/field/value.h"
+#include "jobset_webhook/patch/json_patch.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -233,10 +233,10 @@ class JsonBuilder : public YAML::EventHandler {
     const Frame& parent = stack_.back();
     std::string pointer = parent.pointer;
     if (parent.value.is_array()) {
-      append_pointer_token(pointer, std::to_string(parent.value.size()));
+      patch::append_pointer_token(pointer, std::to_string(parent.value.size()));
       document_.marks.emplace(pointer, mark_of(mark));
     } else {
-      append_pointer_token(pointer, *parent.key);
+      patch::append_pointer_token(pointer, *parent.key);
       document_.marks.emplace(pointer, parent.key_mark);
     }
     return pointer;

@@ -2,9 +2,9 @@
 
 namespace jobset_webhook::patch {
 
-std::string escape_token(std::string_view token) {
-  std::string out;
-  out.reserve(token.size());
+namespace {
+
+void append_escaped(std::string& out, std::string_view token) {
   for (const char c : token) {
     if (c == '~') {
       out += "~0";
@@ -14,15 +14,25 @@ std::string escape_token(std::string_view token) {
       out += c;
     }
   }
+}
+
+}  // namespace
+
+std::string escape_token(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
+  append_escaped(out, token);
   return out;
+}
+
+void append_pointer_token(std::string& pointer, std::string_view token) {
+  pointer += '/';
+  append_escaped(pointer, token);
 }
 
 std::string pointer(const std::vector<std::string>& tokens) {
   std::string out;
-  for (const auto& t : tokens) {
-    out += '/';
-    out += escape_token(t);
-  }
+  for (const auto& t : tokens) append_pointer_token(out, t);
   return out;
 }
 

@@ -33,7 +33,7 @@ int run(const ServerOptions& options, const Log& log) {
     std::fflush(nullptr);
     std::_Exit(kExitFailed);
   }
-  return kExitStopped;
+  return kExitOk;
 }
 
 }  // namespace jobset_webhook::server

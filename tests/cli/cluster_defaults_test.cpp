@@ -60,10 +60,13 @@ TEST_CASE("The CRD's schema defaults fill what is absent under objects that exis
   }
 }
 
-TEST_CASE("What the cluster stores is the schema defaults then the server's mutating patch",
-          "[cli][cluster_defaults]") {
+namespace {
+
+// What cluster_defaults stores for every JobSet under root, against the schema defaults and then
+// the server's mutating patch.
+void stored_is_schema_then_mutating_defaults(const std::string& root, std::size_t min_jobsets) {
   std::size_t jobsets = 0;
-  for (const auto& file : jobset_webhook::testing::example_files()) {
+  for (const auto& file : jobset_webhook::testing::yaml_files(root)) {
     const auto manifests = cli::load_manifests({file});
     REQUIRE(manifests.ok());
     for (const auto& js : manifests.value().jobsets) {
@@ -85,5 +88,17 @@ TEST_CASE("What the cluster stores is the schema defaults then the server's muta
       ++jobsets;
     }
   }
-  CHECK(jobsets >= 20);
+  CHECK(jobsets >= min_jobsets);
+}
+
+}  // namespace
+
+TEST_CASE("What the cluster stores is the schema defaults then the server's mutating patch",
+          "[cli][cluster_defaults]") {
+  stored_is_schema_then_mutating_defaults(jobset_webhook::testing::kFixtureJobSets, 6);
+}
+
+TEST_CASE("What the cluster stores of an upstream example is its schema defaults then the patch",
+          "[cli][cluster_defaults][upstream_examples]") {
+  stored_is_schema_then_mutating_defaults(jobset_webhook::testing::kUpstreamExamples, 20);
 }

@@ -92,8 +92,9 @@ TEST_CASE("The image's filesystem holds the binary, its libraries and a user, an
       run_shell("ldd '" + std::string(JOBSET_WEBHOOK_BINARY) + "' | grep -q 'lib[at]san'")
           .exit_code == 0;
   if (::geteuid() != 0 || sanitized) {
-    WARN("not started under chroot: " << (sanitized ? "a sanitizer build needs /proc"
-                                                    : "chroot needs root"));
+    // Not WARN: Catch2 v2's TAP reporter numbers a warning as a test, which meson refuses.
+    SUCCEED("not started under chroot: " << (sanitized ? "a sanitizer build needs /proc"
+                                                       : "chroot needs root"));
   } else {
     // Alone in its filesystem, as user 65532: the library list is complete and OpenSSL works.
     const std::string chroot =

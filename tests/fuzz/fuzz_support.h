@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -15,6 +17,9 @@
 #include <vector>
 
 #include "jobset_webhook/json.h"
+
+// Each target defines it; libFuzzer's driver or replay_main.cpp calls it.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size);
 
 namespace jobset_webhook::fuzz {
 

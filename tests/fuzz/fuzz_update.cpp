@@ -11,7 +11,12 @@
 //   invalid UTF-8 become the same key when the new object is written with U+FFFD for each;
 // - the warnings stay within kMaxWarningsBytes (and a little for the summary line).
 
+// clang finds it in its resource directory; gcc through tests/fuzz/meson.build.
+#if __has_include(<fuzzer/FuzzedDataProvider.h>)
 #include <fuzzer/FuzzedDataProvider.h>
+#else
+#include <FuzzedDataProvider.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>

@@ -16,6 +16,9 @@ TEST_CASE("Pointer tokens escape ~ before /", "[patch]") {
   CHECK(patch::pointer({"metadata", "labels", "jobset.sigs.k8s.io/name"}) ==
         "/metadata/labels/jobset.sigs.k8s.io~1name");
   CHECK(patch::pointer({}) == "");
+  std::string pointer = "/metadata/labels";
+  patch::append_pointer_token(pointer, "app/x~y");
+  CHECK(pointer == "/metadata/labels/app~1x~0y");
 }
 
 TEST_CASE("An escaped pointer addresses the key it was built from", "[patch]") {

@@ -26,8 +26,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using jobset_webhook::testing::kMutate;
 using jobset_webhook::testing::kValidate;
-const std::string kMutate = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 const std::string kImagePath =
     "spec.replicatedJobs[*].template.spec.template.spec.containers[*].image";
 
@@ -205,7 +205,7 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
   CHECK(m.series("jobset_webhook_certificate_expiry_timestamp_seconds") ==
         std::map<PromLabels, double>{{{{"file", pki.tls_crt()}}, not_after_of(pki.tls_crt())}});
   CHECK(m.series("jobset_webhook_build_info") ==
-        std::map<PromLabels, double>{{{{"version", "0.1.0"}}, 1}});
+        std::map<PromLabels, double>{{{{"version", JOBSET_WEBHOOK_VERSION}}, 1}});
 
   CHECK(m.value("process_open_fds").value_or(0) > 0);
   CHECK(m.value("process_max_fds").value_or(0) > 0);

@@ -15,9 +15,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using jobset_webhook::testing::kMutate;
 using jobset_webhook::testing::kValidate;
 using jobset_webhook::testing::sample_review;
-const std::string kMutate = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 
 std::unique_ptr<t::TlsConnection> connect(const t::TestServer& server, const t::Pki& pki) {
   std::string error;

@@ -17,8 +17,8 @@ using jobset_webhook::Policy;
 
 namespace {
 
+using jobset_webhook::testing::kMutate;
 using jobset_webhook::testing::kValidate;
-const std::string kMutate = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
 
 Json jobset(const std::string& image, int replicas) {
   return Json::parse(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",

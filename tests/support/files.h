@@ -1,6 +1,6 @@
 #pragma once
 
-// Test helpers: scratch directories and files, and the upstream example manifests.
+// Test helpers: scratch directories and files, and the example JobSets.
 
 #include <unistd.h>
 
@@ -44,18 +44,20 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// Every *.yaml under the upstream examples, sorted.
-inline std::vector<std::string> example_files() {
+// This project's example JobSets, written here (tests/data/jobsets).
+inline const std::string kFixtureJobSets = JOBSET_TESTDATA_DIR "/jobsets";
+// Upstream JobSet's examples: read only by tests tagged [upstream_examples], which `meson test`
+// runs where the directory is present (tests/meson.build).
+inline const std::string kUpstreamExamples = JOBSET_EXAMPLES_DIR;
+
+// Every *.yaml under root, sorted.
+inline std::vector<std::string> yaml_files(const std::string& root) {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(JOBSET_EXAMPLES_DIR)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;
-}
-
-inline std::string example(const std::string& relative) {
-  return std::string(JOBSET_EXAMPLES_DIR) + "/" + relative;
 }
 
 }  // namespace jobset_webhook::testing

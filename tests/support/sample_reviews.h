@@ -10,7 +10,9 @@
 
 namespace jobset_webhook::testing {
 
+// The admission endpoints, as the server routes them (server/endpoints.h).
 inline const std::string kValidate(server::kValidatePath);
+inline const std::string kMutate(server::kMutatePath);
 
 inline std::string sample_review() {
   return slurp(std::string(JOBSET_TESTDATA_DIR) + "/sample-review.json");

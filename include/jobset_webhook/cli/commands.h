@@ -1,27 +1,15 @@
 #pragma once
 
-// The CLI's subcommands. Each returns the process exit code:
-//   0  a result was produced (review: whatever the decision; check and validate: all allowed)
-//   1  check or validate: at least one JobSet denied
-//   2  unusable input: unreadable file, not JSON or YAML, a bad policy file, duplicate JobSets;
-//      for certs, bad arguments, files that exist without --force, or files that could not be
-//      written
-//   0  a result was produced (for review: whatever the decision); serve: stopped cleanly
-//   1  serve: could not listen, or the shutdown grace period ran out
-//   2  unusable input: unreadable file, not JSON, a bad policy file, bad flags, unusable TLS files
+// The CLI's subcommands. Each returns the process exit code (exit_codes.h).
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "jobset_webhook/exit_codes.h"
 #include "jobset_webhook/server/endpoints.h"
 
 namespace jobset_webhook::cli {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitDenied = 1;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUnusableInput = 2;
 
 struct ReviewOptions {
   std::string input = "-";  // a file, or "-" for stdin

@@ -2,8 +2,8 @@
 
 // Field errors as data, after apimachinery's validation/field package: the same types, the same
 // builders, and the same printed form, so that our messages read exactly like Kubernetes' own:
-//   spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value:
-//   "bash:5.2": field is immutable spec.managedBy: Too long: may not be more than 63 bytes
+//   spec.replicatedJobs[1].template.spec.template.spec.containers[0].image: Invalid value: "bash:5.2": field is immutable
+//   spec.managedBy: Too long: may not be more than 63 bytes
 
 #include <cstdint>
 #include <optional>

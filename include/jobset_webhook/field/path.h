@@ -1,9 +1,8 @@
 #pragma once
 
 // A path to a field, printed as apimachinery's field.Path prints it:
-//   field::Path("spec").child("replicatedJobs").index(1).child("name") ->
-//   spec.replicatedJobs[1].name field::Path("metadata").child("labels").key("app") ->
-//   metadata.labels[app]
+//   field::Path("spec").child("replicatedJobs").index(1).child("name") -> spec.replicatedJobs[1].name
+//   field::Path("metadata").child("labels").key("app")                -> metadata.labels[app]
 // Map keys are printed unquoted, as upstream does. A default-constructed Path is empty and prints
 // as "<nil>", the way Go prints an error that names no field.
 

@@ -17,8 +17,13 @@ namespace jobset_webhook::patch {
 //   escape_token("a/b~c") == "a~1b~0c"
 std::string escape_token(std::string_view token);
 
-// The pointer of a run of tokens: pointer({"spec", "replicatedJobs", "0"}) ==
-// "/spec/replicatedJobs/0". pointer({}) == "" (the whole document).
+// Appends "/" and the escaped token to pointer: the one place pointers are spelled.
+//   pointer == "/metadata/labels"; append_pointer_token(pointer, "app/x");
+//   pointer == "/metadata/labels/app~1x"
+void append_pointer_token(std::string& pointer, std::string_view token);
+
+// The pointer of a run of tokens; pointer({}) == "" (the whole document):
+//   pointer({"spec", "replicatedJobs", "0"}) == "/spec/replicatedJobs/0"
 std::string pointer(const std::vector<std::string>& tokens);
 
 // A parsed request value as a Json document, e.g. to apply a patch to it. Never throws.

@@ -8,9 +8,10 @@
 // (check_request_head) are refused from the head, before the body is read, with error_body; a
 // body that is not JSON is 400; a body that is still arriving when the request's ?timeout= passes,
 // or that arrived after it, is 504 and is not judged. An exception out of a handler, e.g. while a
-// review is judged (a bug, or memory exhausted), is answered 500 {"code":500,"message":"internal
-// error: ..."} for that request only, logged at error level and counted in
-// controller_runtime_webhook_panics_total; it never ends the process and never allows anything.
+// review is judged (a bug, or memory exhausted), is answered 500
+// {"code":500,"message":"internal error: ..."} for that request only, logged at error level and
+// counted in controller_runtime_webhook_panics_total; it never ends the process and never allows
+// anything.
 // One access-log line per request, and the request counted in metrics (server_metrics.h).
 
 #include "jobset_webhook/server/https_server.h"

@@ -4,17 +4,16 @@
 // (server.h) within options.shutdown_grace. A second signal during the shutdown ends the process
 // at once.
 
+#include "jobset_webhook/exit_codes.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
 
 namespace jobset_webhook::server {
 
-inline constexpr int kExitStopped = 0;        // shut down cleanly after a signal
-inline constexpr int kExitFailed = 1;         // could not listen, or the grace period ran out
-inline constexpr int kExitUnusableInput = 2;  // the TLS files are unusable
-
 // Must be called before the process starts any thread: it blocks SIGTERM and SIGINT so that every
-// thread it starts leaves them to the waiting one. Returns the process exit code.
+// thread it starts leaves them to the waiting one. Returns the process exit code (exit_codes.h):
+// kExitOk after a clean shutdown, kExitFailed when it could not listen or the grace period ran
+// out, kExitUnusableInput when the TLS files are unusable.
 int run(const ServerOptions& options, const Log& log);
 
 }  // namespace jobset_webhook::server
