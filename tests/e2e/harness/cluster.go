@@ -591,6 +591,7 @@ func (c *Cluster) printTryIt() {
 	fmt.Printf(`
 The cluster is up (logs in %s). In another shell:
 
+  cd %s
   export KUBECONFIG=%s
   export PATH=%s:$PATH      # kubectl v1.37, matching the API server
 
@@ -602,5 +603,5 @@ The cluster is up (logs in %s). In another shell:
   kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image","value":"busybox:1.37"}]'
 
 Ctrl-C stops everything.
-`, c.path("logs"), c.Kubeconfig, c.Bin)
+`, c.path("logs"), c.Root, c.Kubeconfig, c.Bin)
 }
