@@ -23,11 +23,13 @@ import (
 
 // Cluster is the control plane of one run and the processes around it.
 type Cluster struct {
-	Root      string // repository root
-	Bin       string // etcd, kube-apiserver, kube-controller-manager, kubectl, jobset-manager
-	Work      string // certificates, etcd data, logs, kubeconfig
-	etcdURL   string
-	JobSetDir string // upstream JobSet's module folder: CRD and webhook manifests
+	Root string // repository root
+	Bin  string // etcd, kube-apiserver, kube-controller-manager, kubectl, jobset-manager
+	Work string // certificates, etcd data, logs, kubeconfig
+	// KubectlPath is BIN/kubectl (v1.37, as the API server) unless --kubectl names another.
+	KubectlPath string
+	etcdURL     string
+	JobSetDir   string // upstream JobSet's module folder: CRD and webhook manifests
 
 	ctx   context.Context
 	mu    sync.Mutex
@@ -201,10 +203,13 @@ func (c *Cluster) Up() error {
 			return err
 		}
 	}
-	for _, exe := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kubectl", "jobset-manager"} {
+	for _, exe := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "jobset-manager"} {
 		if _, err := os.Stat(filepath.Join(c.Bin, exe)); err != nil {
 			return fmt.Errorf("missing %s (built by scripts/dev e2e): %w", exe, err)
 		}
+	}
+	if _, err := os.Stat(c.KubectlPath); err != nil {
+		return fmt.Errorf("missing kubectl: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(c.Root, "build", "jobset-webhook")); err != nil {
 		return fmt.Errorf("missing build/jobset-webhook (scripts/dev build): %w", err)
@@ -321,8 +326,7 @@ func (c *Cluster) startAPIServer() error {
 		"--authorization-mode", "RBAC",
 		// The `kubernetes` Service's Endpoints would hold 127.0.0.1, which Endpoints validation
 		// refuses (loopback): no reconciler.
-		"--endpoint-reconciler-type", "none",
-		"--profiling=false")
+		"--endpoint-reconciler-type", "none")
 	if err != nil {
 		return err
 	}
@@ -367,8 +371,7 @@ func (c *Cluster) startControllerManager() error {
 		"--root-ca-file", filepath.Join(pki, "ca.crt"),
 		"--cluster-signing-cert-file", filepath.Join(pki, "ca.crt"),
 		"--cluster-signing-key-file", filepath.Join(pki, "ca.key"),
-		"--use-service-account-credentials=false",
-		"--profiling=false")
+	)
 	if err != nil {
 		return err
 	}
@@ -395,7 +398,7 @@ func (c *Cluster) Kubectl(args ...string) (string, error) {
 func (c *Cluster) KubectlIO(stdin string, env []string, args ...string) (string, string, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, "kubectl"), args...)
+	cmd := exec.CommandContext(ctx, c.KubectlPath, args...)
 	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.Kubeconfig), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -593,7 +596,7 @@ The cluster is up (logs in %s). In another shell:
 
   cd %s
   export KUBECONFIG=%s
-  export PATH=%s:$PATH      # kubectl v1.37, matching the API server
+  alias kubectl=%s     # v1.37, as the API server
 
   # 1. create a JobSet (2 Jobs of 1 pod; pods stay Pending: no scheduler, no kubelet)
   kubectl apply -f tests/e2e/testdata/demo-jobset.yaml && kubectl get jobs
@@ -603,5 +606,5 @@ The cluster is up (logs in %s). In another shell:
   kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image","value":"busybox:1.37"}]'
 
 Ctrl-C stops everything.
-`, c.path("logs"), c.Root, c.Kubeconfig, c.Bin)
+`, c.path("logs"), c.Root, c.Kubeconfig, c.KubectlPath)
 }

@@ -39,6 +39,7 @@ func main() {
 	crd := fs.String("jobset-dir", "", "upstream JobSet v0.12.0 source folder (module cache) for its CRD and webhook manifests")
 	examples := fs.String("examples", "", "folder of example JobSets (default ROOT/../shared/examples/jobset)")
 	limit := fs.Duration("limit", 0, "stop everything after this long (default: test 25m, cluster 8h)")
+	kubectl := fs.String("kubectl", "", "kubectl to drive the cluster with (default BIN/kubectl)")
 	run := fs.String("run", "", "test: run only the cases whose name matches this regular expression")
 	rollout := fs.Bool("rollout", false, "test: also run the rollout-under-load case (see docs/e2e.md)")
 	fs.Parse(os.Args[2:])
@@ -77,12 +78,16 @@ func main() {
 		cancel()
 	}()
 
+	if *kubectl == "" {
+		*kubectl = filepath.Join(abs(*bin), "kubectl")
+	}
 	c := &Cluster{
-		Root:      absRoot,
-		Bin:       abs(*bin),
-		Work:      abs(*work),
-		JobSetDir: *crd,
-		ctx:       ctx,
+		Root:        absRoot,
+		Bin:         abs(*bin),
+		Work:        abs(*work),
+		JobSetDir:   *crd,
+		KubectlPath: *kubectl,
+		ctx:         ctx,
 	}
 	code := 0
 	start := time.Now()
