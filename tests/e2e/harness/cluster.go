@@ -28,6 +28,7 @@ type Cluster struct {
 	Work string // certificates, etcd data, logs, kubeconfig
 	// KubectlPath is BIN/kubectl (v1.37, as the API server) unless --kubectl names another.
 	KubectlPath string
+	NoKCM       bool
 	etcdURL     string
 	JobSetDir   string // upstream JobSet's module folder: CRD and webhook manifests
 
@@ -204,6 +205,9 @@ func (c *Cluster) Up() error {
 		}
 	}
 	for _, exe := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "jobset-manager"} {
+		if exe == "kube-controller-manager" && c.NoKCM {
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(c.Bin, exe)); err != nil {
 			return fmt.Errorf("missing %s (built by scripts/dev e2e): %w", exe, err)
 		}
@@ -226,10 +230,12 @@ func (c *Cluster) Up() error {
 		return err
 	}
 	c.step("kube-apiserver ready", t)
-	if err := c.startControllerManager(); err != nil {
-		return err
+	if !c.NoKCM {
+		if err := c.startControllerManager(); err != nil {
+			return err
+		}
+		c.step("kube-controller-manager ready", t)
 	}
-	c.step("kube-controller-manager ready", t)
 	if err := c.installCRD(); err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ func main() {
 	examples := fs.String("examples", "", "folder of example JobSets (default ROOT/../shared/examples/jobset)")
 	limit := fs.Duration("limit", 0, "stop everything after this long (default: test 25m, cluster 8h)")
 	kubectl := fs.String("kubectl", "", "kubectl to drive the cluster with (default BIN/kubectl)")
+	kcm := fs.Bool("controller-manager", true, "start kube-controller-manager (false only to debug the harness: no pods, no garbage collection)")
 	run := fs.String("run", "", "test: run only the cases whose name matches this regular expression")
 	rollout := fs.Bool("rollout", false, "test: also run the rollout-under-load case (see docs/e2e.md)")
 	fs.Parse(os.Args[2:])
@@ -87,6 +88,7 @@ func main() {
 		Work:        abs(*work),
 		JobSetDir:   *crd,
 		KubectlPath: *kubectl,
+		NoKCM:       !*kcm,
 		ctx:         ctx,
 	}
 	code := 0

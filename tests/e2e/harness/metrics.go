@@ -81,7 +81,7 @@ func splitLabels(s string) []string {
 // calls answered (by HTTP code), denials (error_type no_error: the webhook said no) and failures
 // (the call failed: error_type calling_webhook_error or apiserver_internal_error).
 type webhookCounts struct {
-	requests, non200, denials, failures float64
+	requests, non200, denials, failures float64 // non200: neither 200 nor a denial's 422
 }
 
 func (c *Cluster) ourWebhookCounts() (webhookCounts, error) {
@@ -97,7 +97,8 @@ func (c *Cluster) ourWebhookCounts() (webhookCounts, error) {
 		switch s.name {
 		case "apiserver_admission_webhook_request_total":
 			w.requests += s.value
-			if s.labels["code"] != "200" {
+			// code is the webhook's HTTP status, or for a denial its status.code (422).
+			if s.labels["code"] != "200" && s.labels["code"] != "422" {
 				w.non200 += s.value
 			}
 		case "apiserver_admission_webhook_rejection_count":
@@ -116,7 +117,7 @@ func (s *Suite) metricsClean(t *T) {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	t.Note("API server, jobset-webhook entries: %.0f calls, %.0f not HTTP 200, %.0f denials, %.0f failed calls",
+	t.Note("API server, jobset-webhook entries: %.0f calls, %.0f neither 200 nor 422, %.0f denials, %.0f failed calls",
 		w.requests, w.non200, w.denials, w.failures)
 	if w.requests == 0 {
 		t.Errorf("the API server never called jobset-webhook")
