@@ -421,8 +421,19 @@ func (c *Cluster) installCRD() error {
 	if _, err := c.Kubectl("apply", "--server-side", "-f", crd); err != nil {
 		return err
 	}
-	_, err := c.Kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/jobsets.jobset.x-k8s.io")
-	return err
+	// Polled rather than `kubectl wait --for=condition=Established`: kubectl v1.37's wait fails
+	// at once ("status.conditions accessor error") when the CRD has no conditions yet.
+	return c.waitFor("JobSet CRD established", nil, 60*time.Second, func() error {
+		out, err := c.Kubectl("get", "crd", "jobsets.jobset.x-k8s.io", "-o",
+			`jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+		if err != nil {
+			return err
+		}
+		if out != "True" {
+			return fmt.Errorf("Established=%q", out)
+		}
+		return nil
+	})
 }
 
 // StartWebhook starts `jobset-webhook serve` on addr with the default policy.
@@ -605,7 +616,7 @@ The cluster is up (logs in %s). In another shell:
   alias kubectl=%s     # v1.37, as the API server
 
   # 1. create a JobSet (2 Jobs of 1 pod; pods stay Pending: no scheduler, no kubelet)
-  kubectl apply -f tests/e2e/testdata/demo-jobset.yaml && kubectl get jobs
+  kubectl apply -f tests/e2e/testdata/demo-jobset.yaml && sleep 3 && kubectl get jobs
   # 2. scale it: allowed, with jobset-webhook's warning; the JobSet controller adds Job demo-workers-2
   kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":3}]'
   # 3. change its image: refused, naming the field

@@ -114,7 +114,7 @@ func main() {
 		if s.failed > 0 {
 			c.tailLogs()
 		}
-		logf("suite took %.1fs (start-up %.1fs)", time.Since(start).Seconds(), s.startupSeconds(start))
+		logf("start-up and cases took %.1fs", time.Since(start).Seconds())
 		c.Down()
 		fmt.Printf("%d passed, %d failed, %d skipped\n", s.passed, s.failed, s.skipped)
 		if s.failed > 0 || ctx.Err() != nil {

@@ -89,7 +89,6 @@ func (s *Suite) Run(name string, f func(t *T)) {
 	}
 }
 
-func (s *Suite) startupSeconds(start time.Time) float64 { return 0 }
 
 // Namespace makes a fresh namespace for one case; labels as "k=v".
 func (t *T) Namespace(prefix string, labels ...string) string {
