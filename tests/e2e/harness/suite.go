@@ -89,7 +89,6 @@ func (s *Suite) Run(name string, f func(t *T)) {
 	}
 }
 
-
 // Namespace makes a fresh namespace for one case; labels as "k=v".
 func (t *T) Namespace(prefix string, labels ...string) string {
 	name := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1000000)
