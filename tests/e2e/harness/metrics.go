@@ -229,7 +229,7 @@ func (s *Suite) rolloutUnderLoad(t *T) {
 	ns := t.Namespace("rollout")
 	const clients = 4
 	for i := 0; i < clients; i++ {
-		if r := t.Try(jobsetYAML(fmt.Sprintf("load%d", i), 1, "busybox:1.36", true), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		if r := t.Try(applied(fmt.Sprintf("load%d", i), 1, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 			t.Fatalf("create: %s", r.Err)
 		}
 	}
@@ -247,7 +247,7 @@ func (s *Suite) rolloutUnderLoad(t *T) {
 		go func(i int) {
 			defer wg.Done()
 			for n := 0; time.Now().Before(end); n++ {
-				r := t.Try(jobsetYAML(fmt.Sprintf("load%d", i), 1+n%2, "busybox:1.36", true), nil, "apply", "-n", ns, "-f", "-")
+				r := t.Try(applied(fmt.Sprintf("load%d", i), 1+n%2, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
 				if r.OK {
 					ok.Add(1)
 				} else {
