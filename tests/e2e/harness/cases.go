@@ -36,7 +36,7 @@ func (s *Suite) RunAll() {
 		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", s.rolloutUnderLoad)
 	} else {
 		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", func(t *T) {
-			t.Skip("off by default until issue 17 (drain on SIGTERM) lands; run with --rollout (docs/e2e.md)")
+			t.Skip("off by default until issue 17 (drain on SIGTERM) is settled; run with --rollout (docs/e2e.md)")
 		})
 	}
 }
