@@ -154,6 +154,9 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
     }
     conn.request = RequestContext{};
     conn.request.started = std::chrono::steady_clock::now();
+    // Counted as answered during the drain only when begun after the signal: a response the
+    // client already had when the signal came counts before it.
+    const bool begun_draining = draining_;
     bool client_closed = false;
     bool written = false;
     try {
@@ -172,7 +175,7 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
       break;
     }
     ++answered;
-    if (draining_) ++drain_requests_answered_;
+    if (begun_draining) ++drain_requests_answered_;
     if (client_closed || conn.close_after_response || !conn.request.checked) break;
   }
   current = nullptr;
