@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
                         "Its private key, PEM (default: <cert-dir>/tls.key)");
   serve_cmd->add_option("--client-ca-file", serve.client_ca_file,
                         "CA bundle, PEM: require client certificates signed by it (mTLS)");
+  serve_cmd->add_option("--client-name", serve.client_names,
+                        "With --client-ca-file: accept only a client certificate whose subject CN "
+                        "or a DNS SAN is NAME (repeatable; e.g. kube-apiserver)");
   serve_cmd->add_option("--tls-min-version", serve.tls_min_version, "Lowest TLS version accepted")
       ->check(CLI::IsMember({"1.2", "1.3"}))
       ->capture_default_str();
@@ -119,8 +122,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   serve_cmd
+      ->add_option("--shutdown-delay", serve.shutdown_delay,
+                   "On SIGTERM, how long to go on serving, closing each connection after its "
+                   "response, while the Pod leaves the Service's endpoints (e.g. 5s)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // scripts/dev serve sets 0s
+      ->capture_default_str();
+  serve_cmd
       ->add_option("--shutdown-grace", serve.shutdown_grace,
-                   "On SIGTERM, how long requests in flight may take to finish (e.g. 25s)")
+                   "After the delay, how long requests in flight may take to finish (e.g. 25s)")
       ->capture_default_str();
   serve_cmd
       ->add_option("--log-level", serve.log_level,

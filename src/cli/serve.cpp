@@ -1,4 +1,5 @@
 #include <chrono>
+#include <tuple>
 
 #include "jobset_webhook/cli/commands.h"
 #include "jobset_webhook/cli/documents.h"
@@ -31,17 +32,30 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
                                      ? in_dir(flags.cert_dir, srv::kKeyFileName)
                                      : flags.tls_private_key_file;
   options.tls.client_ca_file = flags.client_ca_file;
+  if (!flags.client_names.empty() && flags.client_ca_file.empty()) {
+    return Failure{400,
+                   "--client-name: needs --client-ca-file (names are checked only on "
+                   "client certificates, which only a client CA asks for)"};
+  }
+  for (const auto& name : flags.client_names) {
+    if (name.empty()) return Failure{400, "--client-name: empty"};
+  }
+  options.client_names = flags.client_names;
   options.min_tls_version =
       flags.tls_min_version == "1.3" ? srv::TlsVersion::k1_3 : srv::TlsVersion::k1_2;
   options.max_request_bytes = flags.max_request_bytes;
-  const auto grace = srv::parse_go_duration(flags.shutdown_grace);
-  if (!grace || grace->count() < 0) {
-    return Failure{400, "--shutdown-grace: not a duration such as 25s: " + flags.shutdown_grace};
+  for (const auto& [flag, text, field] :
+       {std::tuple{"--shutdown-delay", &flags.shutdown_delay, &options.shutdown_delay},
+        std::tuple{"--shutdown-grace", &flags.shutdown_grace, &options.shutdown_grace}}) {
+    const auto duration = srv::parse_go_duration(*text);
+    if (!duration || duration->count() < 0) {
+      return Failure{400, std::string(flag) + ": not a duration such as 25s: " + *text};
+    }
+    if (*duration > std::chrono::hours(24)) {
+      return Failure{400, std::string(flag) + ": at most 24h, got " + *text};
+    }
+    *field = std::chrono::duration_cast<std::chrono::milliseconds>(*duration);
   }
-  if (*grace > std::chrono::hours(24)) {
-    return Failure{400, "--shutdown-grace: at most 24h, got " + flags.shutdown_grace};
-  }
-  options.shutdown_grace = std::chrono::duration_cast<std::chrono::milliseconds>(*grace);
   if (!flags.config.empty()) {
     auto policy = load_policy_file(flags.config);
     if (!policy.ok()) return Failure{400, "--config: " + policy.failure().message};

@@ -60,14 +60,6 @@ Result<std::vector<X509*>> read_certificates(const std::string& text, const std:
   return certs;
 }
 
-std::string subject_of(X509* cert) {
-  UniqueBio out(BIO_new(BIO_s_mem()));
-  X509_NAME_print_ex(out.get(), X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
-  char* data = nullptr;
-  const long n = BIO_get_mem_data(out.get(), &data);
-  return n > 0 ? std::string(data, static_cast<std::size_t>(n)) : std::string();
-}
-
 std::string not_after_of(X509* cert) {
   std::tm t{};
   if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &t) != 1) return {};
@@ -84,6 +76,14 @@ std::int64_t not_after_unix_of(X509* cert) {
 }
 
 }  // namespace
+
+std::string certificate_subject(X509* cert) {
+  UniqueBio out(BIO_new(BIO_s_mem()));
+  X509_NAME_print_ex(out.get(), X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(out.get(), &data);
+  return n > 0 ? std::string(data, static_cast<std::size_t>(n)) : std::string();
+}
 
 ServingCertificate::~ServingCertificate() {
   X509_free(leaf);
@@ -123,7 +123,7 @@ Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(
     return Failure{
         400, cert_file + " and " + key_file + ": the private key does not match the certificate"};
   }
-  loaded->subject = subject_of(loaded->leaf);
+  loaded->subject = certificate_subject(loaded->leaf);
   loaded->not_after = not_after_of(loaded->leaf);
   loaded->not_after_unix = not_after_unix_of(loaded->leaf);
   return std::shared_ptr<const ServingCertificate>(std::move(loaded));

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "jobset_webhook/server/connection_threads.h"
-#include "jobset_webhook/server/tls_context.h"
 #include "jobset_webhook/server/tls_stream.h"
 
 namespace jobset_webhook::server {
@@ -57,10 +56,10 @@ std::string remote_of(const TlsStream& stream) {
 ConnectionContext* current_connection() { return current; }
 
 HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader& reloader,
-                         const Log& log)
+                         const ClientNameCheck& client_names, const Log& log)
     : httplib::SSLServer([&](SSL_CTX& ctx) {
         return configure_tls_context(ctx, options.min_tls_version, reloader,
-                                     !options.tls.client_ca_file.empty());
+                                     !options.tls.client_ca_file.empty(), client_names);
       }),
       options_(options),
       log_(log),
@@ -98,13 +97,20 @@ int HttpsServer::bind(const std::string& host, int port) {
   return bound;
 }
 
-void HttpsServer::drain() {
+void HttpsServer::begin_drain() { draining_ = true; }
+
+void HttpsServer::close_idle() {
   draining_ = true;
   const std::uint64_t one = 1;
   if (wake_fd_ >= 0 && ::write(wake_fd_, &one, sizeof one) != sizeof one) {
     // Cannot fail for an eventfd counter this far from overflow; idle connections would then close
     // at their idle timeout instead.
   }
+}
+
+HttpsServer::DrainCounts HttpsServer::drain_counts() const {
+  return DrainCounts{drain_requests_answered_.load(), drain_connections_closed_.load(),
+                     idle_connections_closed_.load(), connections_open_.load()};
 }
 
 bool HttpsServer::process_and_close_socket(socket_t sock) {
@@ -131,15 +137,26 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
   ConnectionContext conn;
   conn.stream = &stream;
   current = &conn;
+  ++connections_open_;
   bool clean = true;  // ends with our close_notify: not after an error or the client's close
+  std::uint64_t answered = 0;
   for (;;) {
-    const auto wait = stream.wait_for_request(options_.idle_timeout, wake_fd_);
+    auto wait = stream.wait_for_request(options_.idle_timeout, wake_fd_);
+    if (wait == TlsStream::Wait::kWoken && answered == 0) {
+      // A client that just dialled is about to send its request (in a drain, Go's transport dials
+      // again after each `Connection: close`); closing now would lose it.
+      wait = stream.wait_for_request(options_.read_timeout, -1);
+    }
     if (wait != TlsStream::Wait::kRequest) {
       clean = wait != TlsStream::Wait::kClosed;
+      if (wait == TlsStream::Wait::kWoken) ++idle_connections_closed_;
       break;
     }
     conn.request = RequestContext{};
     conn.request.started = std::chrono::steady_clock::now();
+    // Counted as answered during the drain only when begun after the signal: a response the
+    // client already had when the signal came counts before it.
+    const bool begun_draining = draining_;
     bool client_closed = false;
     bool written = false;
     try {
@@ -157,10 +174,14 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
       clean = false;
       break;
     }
+    ++answered;
+    if (begun_draining) ++drain_requests_answered_;
     if (client_closed || conn.close_after_response || !conn.request.checked) break;
   }
   current = nullptr;
   if (clean) stream.close_notify();
+  if (draining_) ++drain_connections_closed_;
+  --connections_open_;
 }
 
 }  // namespace jobset_webhook::server

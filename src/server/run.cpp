@@ -28,7 +28,7 @@ int run(const ServerOptions& options, const Log& log) {
   log.info("received signal", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
   // From here a second signal takes its default action on this thread: the process ends at once.
   pthread_sigmask(SIG_UNBLOCK, &termination, nullptr);
-  if (!server.value()->shutdown(options.shutdown_grace)) {
+  if (!server.value()->shutdown(options.shutdown_delay, options.shutdown_grace)) {
     // Threads still serve stuck connections; destroying the server would wait for them.
     std::fflush(nullptr);
     std::_Exit(kExitFailed);

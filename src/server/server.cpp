@@ -30,7 +30,8 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
   if (!reloader.ok()) return reloader.failure();
   s->reloader_ = std::move(reloader.value());
 
-  s->https_ = std::make_unique<HttpsServer>(s->options_, *s->reloader_, log);
+  s->client_names_ = ClientNameCheck{options.client_names, &log, s->metrics_.get()};
+  s->https_ = std::make_unique<HttpsServer>(s->options_, *s->reloader_, s->client_names_, log);
   if (!s->https_->is_valid()) {
     const char* reason = ERR_reason_error_string(ERR_get_error());
     return Failure{
@@ -74,6 +75,7 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
        {"metricsPort", s->metrics_port_ >= 0 ? Json(s->metrics_port_) : Json("disabled")},
        {"minTLSVersion", options.min_tls_version == TlsVersion::k1_3 ? "1.3" : "1.2"},
        {"clientCertificates", options.tls.client_ca_file.empty() ? "not requested" : "required"},
+       {"clientNames", options.client_names.empty() ? Json("any") : Json(options.client_names)},
        {"maxRequestBytes", options.max_request_bytes}});
   return s;
 }
@@ -87,26 +89,48 @@ AdmissionServer::~AdmissionServer() {
 }
 
 bool AdmissionServer::shutdown(std::chrono::milliseconds grace) {
+  return shutdown(std::chrono::milliseconds(0), grace);
+}
+
+bool AdmissionServer::shutdown(std::chrono::milliseconds delay, std::chrono::milliseconds grace) {
   std::unique_lock lock(mutex_);
   if (shut_down_) return drained_;
   shut_down_ = true;
-  const auto deadline = std::chrono::steady_clock::now() + grace;
-  log_.info("shutting down: not ready, closing idle connections, finishing requests in flight",
-            {{"graceMs", grace.count()}});
   health_->set_ready(false);
-  https_->drain();
+  https_->begin_drain();
+  log_.info(
+      "shutdown: not ready; every response now closes its connection",
+      {{"delayMs", delay.count()}, {"openConnections", https_->drain_counts().connections_open}});
+  if (delay.count() > 0) {
+    // Endpoints are being removed from the Service while clients may still pick this Pod: serve
+    // them all, each on a connection that closes after its response.
+    lock.unlock();
+    std::this_thread::sleep_for(delay);
+    lock.lock();
+  }
+  const auto during_delay = https_->drain_counts();
+  log_.info("shutdown: closing idle connections and the listener; finishing requests in flight",
+            {{"requestsAnswered", during_delay.requests_answered},
+             {"connectionsClosed", during_delay.connections_closed},
+             {"openConnections", during_delay.connections_open},
+             {"graceMs", grace.count()}});
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  https_->close_idle();
   https_->stop();
   drained_ = listen_returned_cv_.wait_until(lock, deadline, [this] { return listen_returned_; });
   lock.unlock();
+  const auto counts = https_->drain_counts();
   if (!drained_) {
     log_.error("shutdown grace period ran out with connections still open",
-               {{"graceMs", grace.count()}});
+               {{"graceMs", grace.count()}, {"openConnections", counts.connections_open}});
     return false;
   }
   listen_thread_.join();
   health_->stop();
   if (metrics_server_) metrics_server_->stop();
-  log_.info("stopped");
+  log_.info("stopped", {{"requestsAnswered", counts.requests_answered},
+                        {"connectionsClosed", counts.connections_closed},
+                        {"idleConnectionsClosed", counts.idle_connections_closed}});
   return true;
 }
 

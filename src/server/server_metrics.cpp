@@ -137,6 +137,11 @@ std::string ServerMetrics::scrape() const {
   out.family("certwatcher_read_certificate_errors_total", "counter",
              "Total number of certificate read errors");
   out.sample("certwatcher_read_certificate_errors_total", {}, load(certificate_read_errors_));
+  out.family("jobset_webhook_client_certificate_name_refusals_total", "counter",
+             "Client certificates signed by the client CA but refused in the handshake because "
+             "neither their subject CN nor a DNS SAN is one of --client-name.");
+  out.sample("jobset_webhook_client_certificate_name_refusals_total", {},
+             load(client_name_refusals_));
 
   out.family("jobset_webhook_admission_decisions_total", "counter",
              "AdmissionReviews judged, by webhook, operation, decision and dry run. A review that "

@@ -14,8 +14,9 @@ TEST_CASE("serve --help lists every flag with its default", "[cli][serve]") {
   CHECK(r.exit_code == 0);
   for (const char* flag :
        {"--bind", "--port", "--cert-dir", "--tls-cert-file", "--tls-private-key-file",
-        "--client-ca-file", "--tls-min-version", "--config", "--max-request-bytes", "--health-port",
-        "--metrics-port", "--shutdown-grace", "--log-level", "--log-format"}) {
+        "--client-ca-file", "--client-name", "--tls-min-version", "--config", "--max-request-bytes",
+        "--health-port", "--metrics-port", "--shutdown-delay", "--shutdown-grace", "--log-level",
+        "--log-format"}) {
     DYNAMIC_SECTION(flag) { CHECK(r.out.find(flag) != std::string::npos); }
   }
   CHECK(r.out.find("9443") != std::string::npos);
@@ -37,6 +38,11 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
       {"zero body limit", "--max-request-bytes 0", ""},
       {"bad grace", "--shutdown-grace soon", "--shutdown-grace: not a duration such as 25s: soon"},
       {"endless grace", "--shutdown-grace 1000h", "--shutdown-grace: at most 24h, got 1000h"},
+      {"client name without a client CA", "--client-name kube-apiserver",
+       "--client-name: needs --client-ca-file (names are checked only on client certificates, "
+       "which only a client CA asks for)"},
+      {"bad delay", "--shutdown-delay 5", "--shutdown-delay: not a duration such as 25s: 5"},
+      {"endless delay", "--shutdown-delay 25h", "--shutdown-delay: at most 24h, got 25h"},
       {"missing certificate", "--cert-dir /nonexistent",
        "cannot read /nonexistent/tls.crt: No such file or directory"},
       // The certificate comes from its flag, the key still from the directory.

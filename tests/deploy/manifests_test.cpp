@@ -4,6 +4,7 @@
 // `meson test` only where it is installed, and counted as skipped elsewhere.
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include "jobset_webhook/cli/documents.h"
 #include "jobset_webhook/cli/x509.h"
 #include "jobset_webhook/policy.h"
+#include "jobset_webhook/server/duration.h"
 #include "jobset_webhook/server/endpoints.h"
 #include "jobset_webhook/server/server_metrics.h"
 #include "support/prometheus.h"
@@ -186,8 +188,16 @@ void check_availability_and_security(Rendered& r) {
   CHECK(anti[0]["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname");
   CHECK(anti[0]["podAffinityTerm"]["labelSelector"]["matchLabels"] ==
         r.deployment["spec"]["selector"]["matchLabels"]);
-  // Longer than the server's default --shutdown-grace of 25s.
-  CHECK(r.pod_spec["terminationGracePeriodSeconds"].get<int>() > 25);
+  // The drain fits before SIGKILL, and the kubelet sees /readyz turn 503 within the delay.
+  const auto delay = server::parse_go_duration(r.flags.at("--shutdown-delay"));
+  const auto grace = server::parse_go_duration(r.flags.at("--shutdown-grace"));
+  REQUIRE(delay);
+  REQUIRE(grace);
+  CHECK(std::chrono::seconds(r.pod_spec["terminationGracePeriodSeconds"].get<int>()) >
+        *delay + *grace);
+  const auto& readiness = r.container["readinessProbe"];
+  CHECK(std::chrono::seconds(readiness["periodSeconds"].get<int>() *
+                             readiness["failureThreshold"].get<int>()) < *delay);
 
   CHECK(r.pod_spec["securityContext"]["runAsNonRoot"] == true);
   CHECK(r.pod_spec["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault");

@@ -179,6 +179,7 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
   CHECK(m.value("controller_runtime_webhook_panics_total") == 0);
   CHECK(m.value("certwatcher_read_certificate_total") == 1);
   CHECK(m.value("certwatcher_read_certificate_errors_total") == 0);
+  CHECK(m.value("jobset_webhook_client_certificate_name_refusals_total") == 0);
 
   const auto decision = [](const std::string& path, const std::string& op, const std::string& ok,
                            const std::string& dry) {
@@ -226,6 +227,7 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
                        {"jobset_webhook_admission_decisions_total", "counter"},
                        {"jobset_webhook_build_info", "gauge"},
                        {"jobset_webhook_certificate_expiry_timestamp_seconds", "gauge"},
+                       {"jobset_webhook_client_certificate_name_refusals_total", "counter"},
                        {"jobset_webhook_denied_fields_total", "counter"},
                        {"jobset_webhook_review_duration_seconds", "histogram"},
                        {"process_cpu_seconds_total", "counter"},

@@ -168,7 +168,8 @@ TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began
   const auto pki = t::make_pki();
   for (const int signal : {SIGTERM, SIGINT}) {
     DYNAMIC_SECTION(strsignal(signal)) {
-      t::ServeProcess serve(t::ServeProcess::serve_args({"--cert-dir", pki.dir.string()}));
+      t::ServeProcess serve(
+          t::ServeProcess::serve_args({"--cert-dir", pki.dir.string(), "--shutdown-delay", "0s"}));
       const Json serving = serve.wait_serving();
       REQUIRE_FALSE(serving.is_null());
       const int port = serving["port"];
@@ -188,11 +189,12 @@ TEST_CASE("serve stops on SIGTERM or SIGINT during load, answering what it began
       for (const auto& line : lines) {
         if (line["msg"] != "request") messages.push_back(line["msg"]);
       }
-      CHECK(messages ==
-            std::vector<std::string>{
-                "loaded TLS certificate", "serving", "received signal",
-                "shutting down: not ready, closing idle connections, finishing requests in flight",
-                "stopped"});
+      CHECK(messages == std::vector<std::string>{
+                            "loaded TLS certificate", "serving", "received signal",
+                            "shutdown: not ready; every response now closes its connection",
+                            "shutdown: closing idle connections and the listener; finishing "
+                            "requests in flight",
+                            "stopped"});
     }
   }
 }

@@ -10,6 +10,9 @@
 //   - no series twice;
 //   - histograms: per label set, le strictly ascending and ending in +Inf, cumulative counts
 //     never decreasing, +Inf equal to _count, and a _sum.
+// Prometheus' promtool checks the same text too (tests/promtool/check: `promtool check metrics`);
+// this parser is what the tests read exact values through, and it checks the histogram
+// invariants, which promtool does not.
 
 #include <algorithm>
 #include <cmath>

@@ -68,14 +68,16 @@ struct ServeOptions {
   int port = server::kDefaultPort;
   // controller-runtime's default, where upstream's manifests mount the serving Secret.
   std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
-  std::string tls_cert_file;         // empty: <cert_dir>/tls.crt
-  std::string tls_private_key_file;  // empty: <cert_dir>/tls.key
-  std::string client_ca_file;        // empty: no client certificates requested
+  std::string tls_cert_file;              // empty: <cert_dir>/tls.crt
+  std::string tls_private_key_file;       // empty: <cert_dir>/tls.key
+  std::string client_ca_file;             // empty: no client certificates requested
+  std::vector<std::string> client_names;  // with client_ca_file: the names allowed; empty: any
   std::string tls_min_version = "1.2";
   std::string config;  // policy file; empty for the default policy
   std::size_t max_request_bytes = 7 * 1024 * 1024;
   int health_port = server::kDefaultHealthPort;
   int metrics_port = server::kDefaultMetricsPort;  // 0: no metrics listener
+  std::string shutdown_delay = "5s";
   std::string shutdown_grace = "25s";
   std::string log_level = "info";
   std::string log_format = "json";  // or text

@@ -40,6 +40,9 @@ struct ClientCa {
   std::int64_t not_after_unix = 0;  // the earliest notAfter of the bundle, seconds since the epoch
 };
 
+// The subject of cert as RFC 2253 text, for logs: "CN=kube-apiserver,O=system:masters".
+std::string certificate_subject(X509* cert);
+
 // Reads a certificate chain and its private key. Failure (code 400) names the file and the
 // reason: unreadable, no certificate, no key, or a key that does not match the certificate.
 Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(

@@ -11,12 +11,16 @@
 //   closed after idle_timeout.
 // - Each connection has a ConnectionContext that route handlers reach (current_connection), to
 //   time the request, pass what the access log needs, and ask for the connection to be closed.
-// - drain(): from then on every response says `Connection: close`, connections close after their
-//   current request, and idle ones close at once. Together with stop() (no new connections) and
-//   the accept loop's end (every connection finished) this is a graceful shutdown.
+// - begin_drain(): from then on every response says `Connection: close` and its connection closes
+//   after it; new connections are still accepted and served the same way. close_idle(): idle
+//   connections close at once, except one that has not yet received its first request (a client
+//   dials only to send one, and closing under it would lose that request): it waits for it, within
+//   the read timeout. Together with stop() (no new connections) and the accept loop's end (every
+//   connection finished) this is a graceful shutdown.
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -27,6 +31,7 @@
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
 #include "jobset_webhook/server/request_checks.h"
+#include "jobset_webhook/server/tls_context.h"
 
 namespace jobset_webhook::server {
 
@@ -58,15 +63,28 @@ ConnectionContext* current_connection();
 
 class HttpsServer final : public httplib::SSLServer {
  public:
-  // is_valid() is false when the TLS context could not be set up. reloader and log must outlive
-  // the server.
-  HttpsServer(const ServerOptions& options, const CredentialReloader& reloader, const Log& log);
+  // is_valid() is false when the TLS context could not be set up. reloader, client_names and log
+  // must outlive the server.
+  HttpsServer(const ServerOptions& options, const CredentialReloader& reloader,
+              const ClientNameCheck& client_names, const Log& log);
   ~HttpsServer() override;
 
   // bind_to_port / bind_to_any_port with a full-size listen backlog. The bound port, or -1.
   int bind(const std::string& host, int port);
 
-  void drain();
+  // Every response from now on closes its connection (see above).
+  void begin_drain();
+  // Idle connections close now (see above). Implies begin_drain().
+  void close_idle();
+
+  // Counts since begin_drain(), for the shutdown's log lines.
+  struct DrainCounts {
+    std::uint64_t requests_answered = 0;        // responses written while draining
+    std::uint64_t connections_closed = 0;       // closed while draining, idle ones included
+    std::uint64_t idle_connections_closed = 0;  // closed by close_idle() without a request
+    std::uint64_t connections_open = 0;         // now
+  };
+  DrainCounts drain_counts() const;
 
  private:
   bool process_and_close_socket(socket_t sock) override;
@@ -75,7 +93,11 @@ class HttpsServer final : public httplib::SSLServer {
   const ServerOptions options_;
   const Log& log_;
   std::atomic<bool> draining_{false};
-  int wake_fd_ = -1;  // an eventfd, readable once drain() was called
+  int wake_fd_ = -1;  // an eventfd, readable once close_idle() was called
+  std::atomic<std::uint64_t> connections_open_{0};
+  std::atomic<std::uint64_t> drain_requests_answered_{0};
+  std::atomic<std::uint64_t> drain_connections_closed_{0};
+  std::atomic<std::uint64_t> idle_connections_closed_{0};
 };
 
 }  // namespace jobset_webhook::server

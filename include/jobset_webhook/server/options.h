@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/policy.h"
@@ -33,9 +34,15 @@ struct ServerOptions {
   // CLI's --metrics-port=0).
   std::optional<int> metrics_port = kDefaultMetricsPort;
   TlsFiles tls;
+  // With tls.client_ca_file: a client certificate is accepted only when its subject CN or one of
+  // its DNS SANs equals one of these (exactly); empty: any name the CA signed.
+  std::vector<std::string> client_names;
   TlsVersion min_tls_version = TlsVersion::k1_2;
   Policy policy;
   std::size_t max_request_bytes = 7 * 1024 * 1024;  // as controller-runtime's webhook server
+  // On SIGTERM/SIGINT: how long to go on serving (each response closing its connection) while
+  // the Pod leaves the Service's endpoints, then how long requests in flight may take to finish.
+  std::chrono::milliseconds shutdown_delay{5'000};
   std::chrono::milliseconds shutdown_grace{25'000};
 
   // Not flags: fixed in production, shortened by tests.

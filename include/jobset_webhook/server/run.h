@@ -1,8 +1,8 @@
 #pragma once
 
 // `jobset-webhook serve` as a process: serves until SIGTERM or SIGINT, then shuts down gracefully
-// (server.h) within options.shutdown_grace. A second signal during the shutdown ends the process
-// at once.
+// (server.h): options.shutdown_delay of draining, then options.shutdown_grace for the requests in
+// flight. A second signal during the shutdown ends the process at once.
 
 #include "jobset_webhook/exit_codes.h"
 #include "jobset_webhook/server/log.h"

@@ -7,13 +7,14 @@
 //
 //   auto server = AdmissionServer::start(options, log);   // serving, /readyz ready
 //   ...
-//   server.value()->shutdown(options.shutdown_grace);     // graceful; true when drained
+//   server.value()->shutdown(options.shutdown_delay, options.shutdown_grace);  // true: drained
 //
-// Shutdown, in order: /readyz answers 503; every connection closes after its current request
-// (whose response says `Connection: close`) and idle ones close at once; the listener closes, so
-// new connections are refused; then it waits, up to the grace period, for the last connection to
-// finish. Requests already being received or answered are completed. /metrics answers until the
-// end, so that the last scrape sees the shutdown.
+// Shutdown, in order: /readyz answers 503; for the delay, connections are still accepted and
+// requests answered as before, but every response says `Connection: close` and its connection
+// closes after it; at the end of the delay idle connections close and the listener closes, so new
+// connections are refused; then it waits, up to the grace period, for the last connection to
+// finish. Requests already being received or answered are completed. Each phase is logged with
+// its counts. /metrics answers until the end, so that the last scrape sees the shutdown.
 
 #include <chrono>
 #include <condition_variable>
@@ -50,9 +51,11 @@ class AdmissionServer {
   int metrics_port() const { return metrics_port_; }  // -1 without options.metrics_port
   const ServerMetrics& metrics() const { return *metrics_; }
 
-  // The graceful shutdown above. True when every connection finished within grace; the
-  // server's threads are then all gone. Later calls return the first call's result.
-  bool shutdown(std::chrono::milliseconds grace);
+  // The graceful shutdown above. True when every connection finished within grace (counted from
+  // the end of the delay); the server's threads are then all gone. Later calls return the first
+  // call's result. Blocks for the delay, then up to grace.
+  bool shutdown(std::chrono::milliseconds delay, std::chrono::milliseconds grace);
+  bool shutdown(std::chrono::milliseconds grace);  // without a delay
 
  private:
   AdmissionServer(const ServerOptions& options, const Log& log);
@@ -61,6 +64,7 @@ class AdmissionServer {
   const Log& log_;
   std::unique_ptr<ServerMetrics> metrics_;  // first: everything else counts into it
   std::unique_ptr<CredentialReloader> reloader_;
+  ClientNameCheck client_names_;  // read by handshakes: outlives https_
   std::unique_ptr<HttpsServer> https_;
   std::unique_ptr<HealthServer> health_;
   std::unique_ptr<MetricsServer> metrics_server_;

@@ -12,6 +12,7 @@
 //     jobset_webhook_review_duration_seconds{webhook,operation}    histogram, 10 µs to 5 s
 //     jobset_webhook_denied_fields_total{path}                     list indices and map keys as [*]
 //     jobset_webhook_certificate_expiry_timestamp_seconds{file}
+//     jobset_webhook_client_certificate_name_refusals_total        counter
 //     jobset_webhook_build_info{version}
 //   and the process_* metrics (metrics/process.h).
 // `webhook` is the route path. Every update on the request path is an atomic add: series for the
@@ -82,6 +83,10 @@ class ServerMetrics {
 
   // One read of the TLS files (initial load or reload), and whether it was usable.
   void count_certificate_read(bool ok);
+  // A client certificate that chained to the client CA but carried none of --client-name.
+  void count_client_name_refusal() {
+    client_name_refusals_.fetch_add(1, std::memory_order_relaxed);
+  }
   // The notAfter of the certificate(s) in file, seconds since the epoch.
   void set_certificate_expiry(const std::string& file, std::int64_t not_after);
 
@@ -99,6 +104,7 @@ class ServerMetrics {
   std::atomic<std::uint64_t> panics_{0};
   std::atomic<std::uint64_t> certificate_reads_{0};
   std::atomic<std::uint64_t> certificate_read_errors_{0};
+  std::atomic<std::uint64_t> client_name_refusals_{0};
   // [route][operation][allowed][dry_run]
   std::array<std::array<std::array<std::array<std::atomic<std::uint64_t>, 2>, 2>, kOperations>,
              kRoutes>
