@@ -5,6 +5,13 @@
 //   handle_review   the whole decision, request bytes to response bytes
 // Each reports bytes of request per second; scripts/bench-ratios turns the JSON output into the
 // ratios that issue 8 sets targets for.
+// Besides the generated bodies, the diff's adversarial cases (issue 15), built here: an unnamed
+// list of 1,000 long entries that differ only at their ends (nodeSelectorTerms) becomes 999
+// entries (terms-shrink), against the same bytes changed in place (terms-same-length, the
+// baseline); 1,000 identical entries becoming 999 (identical-shrink, every lookup a full
+// comparison); and entries with 40 keys in decreasing order (unsorted-shrink, every object
+// sorted). Each <case>-shrink's time over its <case>-same-length (the same bytes with the last
+// entry edited in place) is the ratio docs/benchmarks.md bounds by 3.
 //
 // Usage: review_benchmark [--benchmark_* flags] [BODIES_DIR]
 
@@ -85,6 +92,64 @@ void handle_review(benchmark::State& state, const Body* body) {
   set_bytes(state, *body);
 }
 
+// An UPDATE review whose JobSet's first pod template holds `terms` as its required node affinity.
+std::string terms_review(const std::string& old_terms, const std::string& new_terms) {
+  const auto object = [](const std::string& terms) {
+    return R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js",)"
+           R"("namespace":"default"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,)"
+           R"("template":{"spec":{"template":{"spec":{"affinity":{"nodeAffinity":{)"
+           R"("requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":)" +
+           terms + R"(}}},"containers":[{"image":"bash:5.2","name":"main"}]}}}}}]}})";
+  };
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
+         R"("uid":"00000000-0000-0000-0000-000000000015","kind":{"group":"jobset.x-k8s.io",)"
+         R"("version":"v1alpha2","kind":"JobSet"},"resource":{"group":"jobset.x-k8s.io",)"
+         R"("version":"v1alpha2","resource":"jobsets"},"name":"js","namespace":"default",)"
+         R"("operation":"UPDATE","userInfo":{"username":"bench"},"object":)" +
+         object(new_terms) + R"(,"oldObject":)" + object(old_terms) + "}}";
+}
+
+// A list of n terms: term(i) for each, skipping index `skip` (-1: none).
+template <typename Term>
+std::string term_list(int n, int skip, Term term) {
+  std::string out = "[";
+  for (int i = 0; i < n; ++i) {
+    if (i == skip) continue;
+    if (out.size() > 1) out += ",";
+    out += term(i);
+  }
+  return out + "]";
+}
+
+std::vector<Body> adversarial_bodies() {
+  const std::string prefix = "topology.example.com/" + std::string(380, 'p');
+  // Entry i, or entry `changed` in its place when the same-length baseline edits one in place.
+  const auto distinct = [&](int i) {
+    return R"({"matchExpressions":[{"key":")" + prefix + std::to_string(10000 + i) +
+           R"(","operator":"In","values":["zone-a"]}]})";
+  };
+  const auto identical = [&](int i) { return distinct(i == 1999 ? 1999 : 0); };
+  const auto unsorted = [&](int i) {
+    std::string members;
+    for (int k = 40; k > 0; --k)
+      members += R"("k)" + std::to_string(100 + k) + R"(":"v)" + std::to_string(10000 + i) + "\",";
+    return R"({"matchFields":[{"values":["a"],"operator":"In","key":"k"}],)" + members +
+           R"("matchExpressions":[]})";
+  };
+  std::vector<Body> out;
+  const auto add = [&](const std::string& name, const auto& term) {
+    const auto edited = [&](int i) { return term(i == 999 ? 1999 : i); };
+    out.push_back({name + "-same-length",
+                   terms_review(term_list(1000, -1, term), term_list(1000, -1, edited)), false});
+    out.push_back({name + "-shrink",
+                   terms_review(term_list(1000, -1, term), term_list(1000, 500, term)), false});
+  };
+  add("terms", distinct);
+  add("identical", identical);
+  add("unsorted", unsorted);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,6 +172,7 @@ int main(int argc, char** argv) {
       bodies.push_back({name, std::move(bytes), std::string_view(kase) != "update-image"});
     }
   }
+  for (auto& body : adversarial_bodies()) bodies.push_back(std::move(body));
   for (const auto& body : bodies) {
     benchmark::RegisterBenchmark(("simdjson_parse/" + body.name).c_str(), simdjson_parse, &body);
     benchmark::RegisterBenchmark(("nlohmann_parse/" + body.name).c_str(), nlohmann_parse, &body);

@@ -9,6 +9,11 @@ namespace cli = jobset_webhook::cli;
 namespace {
 
 const std::vector<std::string> kFormats = {"text", "json", "junit", "sarif", "github"};
+const std::vector<std::string> kFieldValidations = {"Strict", "Warn", "Ignore"};
+constexpr const char* kFieldValidationHelp =
+    "What the API server does with a field the JobSet CRD does not declare, as kubectl's "
+    "--field-validation: Strict refuses the JobSet, Warn prunes it with a warning, Ignore prunes "
+    "it";
 constexpr const char* kPathHelp =
     "a file, a directory (its *.yaml, *.yml, *.json, recursively) or - for stdin";
 
@@ -62,6 +67,9 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--format", check.format, "Output format")
       ->check(CLI::IsMember(kFormats))
       ->capture_default_str();
+  check_cmd->add_option("--field-validation", check.field_validation, kFieldValidationHelp)
+      ->check(CLI::IsMember(kFieldValidations))
+      ->capture_default_str();
 
   cli::ValidateOptions validate;
   auto* validate_cmd = app.add_subcommand(
@@ -73,6 +81,9 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--format", validate.format, "Output format")
       ->check(CLI::IsMember(kFormats))
       ->capture_default_str();
+  validate_cmd->add_option("--field-validation", validate.field_validation, kFieldValidationHelp)
+      ->check(CLI::IsMember(kFieldValidations))
+      ->capture_default_str();
 
   cli::DefaultOptions defaults;
   auto* default_cmd = app.add_subcommand(
@@ -80,6 +91,9 @@ int main(int argc, char** argv) {
   default_cmd->add_option("paths", defaults.paths, std::string("Manifests: ") + kPathHelp)
       ->required();
   default_cmd->add_option("--config", defaults.config, "Policy file (YAML or JSON)");
+  default_cmd->add_option("--field-validation", defaults.field_validation, kFieldValidationHelp)
+      ->check(CLI::IsMember(kFieldValidations))
+      ->capture_default_str();
 
   cli::ServeOptions serve;
   auto* serve_cmd = app.add_subcommand(

@@ -13,20 +13,56 @@
 namespace jobset_webhook::cli {
 namespace {
 
-// A JobSet as the cluster would store it, with the manifest it came from.
+// A JobSet as the cluster would store it, with the manifest it came from and the fields the
+// API server pruned from it.
 struct Stored {
   const JobSetManifest* manifest;
   Json object;
+  std::vector<validation::UnknownField> unknown;
 };
 
 Result<Stored> stored_form(const JobSetManifest& manifest, const Policy& policy) {
-  auto object = cluster_defaults(manifest.object, policy);
+  Json pruned = manifest.object;
+  auto unknown = prune_unknown_fields(pruned);
+  if (!unknown.ok()) return unknown.failure();
+  auto object = cluster_defaults(pruned, policy);
   if (!object.ok()) {
     return Failure{object.failure().code, manifest.where().to_string() + ": JobSet " +
                                               manifest.display_name() + ": " +
                                               object.failure().message};
   }
-  return Stored{&manifest, std::move(object).value()};
+  return Stored{&manifest, std::move(object).value(), std::move(unknown).value()};
+}
+
+// Where the field at tokens is written, or its nearest written ancestor.
+Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> tokens) {
+  for (;;) {
+    const auto it = manifest.marks.find(json_pointer(tokens));
+    if (it != manifest.marks.end()) return {manifest.file, it->second.line, it->second.column};
+    if (tokens.empty()) return manifest.where();
+    tokens.pop_back();
+  }
+}
+
+// With Strict, what the API server answers a JobSet holding unknown fields, before any webhook:
+// runtime.NewStrictDecodingError's "strict decoding error: " and the errors joined by ", "
+// (apimachinery pkg/runtime/error.go), one finding per field at its line. True when it refused.
+bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetResult& result) {
+  if (js.unknown.empty()) return false;
+  std::string joined;
+  for (const auto& field : js.unknown) {
+    const std::string message = validation::unknown_field_message(field);
+    if (field_validation == FieldValidation::kWarn) result.warnings.push_back(message);
+    if (field_validation != FieldValidation::kStrict) continue;
+    joined += (joined.empty() ? "" : ", ") + message;
+    result.findings.push_back(
+        {field::forbidden(field::Path(field.path), "strict decoding error: " + message),
+         locate_tokens(*js.manifest, field.tokens), std::nullopt});
+  }
+  if (field_validation != FieldValidation::kStrict) return false;
+  result.allowed = false;
+  result.message = "strict decoding error: " + joined;
+  return true;
 }
 
 // The value at tokens, walking objects by key and lists by index; nullptr when there is none.
@@ -80,13 +116,14 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
 }
 
 Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js,
-                           const Policy& policy) {
+                           const Policy& policy, FieldValidation field_validation) {
   JobSetResult result;
   result.change = change;
   result.namespace_name = js.manifest->namespace_name;
   result.name = js.manifest->name;
   result.generate_name = js.manifest->generate_name;
   result.where = js.manifest->where();
+  if (refuse_unknown(js, field_validation, result)) return result;
 
   auto view = ParsedView::of(js.object);
   if (!view.ok()) return view.failure();
@@ -110,14 +147,45 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
     }
     result.findings.push_back(std::move(finding));
   }
-  result.warnings = decision.warnings;
+  result.warnings.insert(result.warnings.end(), decision.warnings.begin(), decision.warnings.end());
   return result;
 }
 
 }  // namespace
 
+std::optional<FieldValidation> parse_field_validation(std::string_view name) {
+  if (name == "Strict") return FieldValidation::kStrict;
+  if (name == "Warn") return FieldValidation::kWarn;
+  if (name == "Ignore") return FieldValidation::kIgnore;
+  return std::nullopt;
+}
+
+Result<std::vector<validation::UnknownField>> prune_unknown_fields(Json& object) {
+  auto view = ParsedView::of(object);
+  if (!view.ok()) return view.failure();
+  auto unknown = validation::unknown_fields(view.value().root());
+  for (const auto& field : unknown) {
+    Json* parent = &object;
+    for (std::size_t i = 0; parent != nullptr && i + 1 < field.tokens.size(); ++i) {
+      const std::string& token = field.tokens[i];
+      if (parent->is_object()) {
+        const auto it = parent->find(token);
+        parent = it == parent->end() ? nullptr : &*it;
+      } else if (parent->is_array()) {
+        std::size_t index = 0;
+        const auto res = std::from_chars(token.data(), token.data() + token.size(), index);
+        parent = res.ec == std::errc() && index < parent->size() ? &(*parent)[index] : nullptr;
+      } else {
+        parent = nullptr;
+      }
+    }
+    if (parent != nullptr && parent->is_object()) parent->erase(field.tokens.back());
+  }
+  return unknown;
+}
+
 Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,
-                               const Policy& policy) {
+                               const Policy& policy, FieldValidation field_validation) {
   if (auto duplicate = find_duplicate(old_side, "--old")) return *duplicate;
   if (auto duplicate = find_duplicate(new_side, "--new")) return *duplicate;
   Report report;
@@ -140,7 +208,7 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
     if (!stored.ok()) return stored.failure();
     const auto old_it = js.name.empty() ? old_by_name.end() : old_by_name.find(js.display_name());
     if (old_it == old_by_name.end()) {
-      auto created = judge(Change::kCreate, stored.value(), nullptr, policy);
+      auto created = judge(Change::kCreate, stored.value(), nullptr, policy, field_validation);
       if (!created.ok()) return created.failure();
       report.jobsets.push_back(std::move(created).value());
       continue;
@@ -148,7 +216,8 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
     matched[old_it->first] = true;
     auto old_stored = stored_form(*old_it->second, policy);
     if (!old_stored.ok()) return old_stored.failure();
-    auto updated = judge(Change::kUpdate, stored.value(), &old_stored.value(), policy);
+    auto updated =
+        judge(Change::kUpdate, stored.value(), &old_stored.value(), policy, field_validation);
     if (!updated.ok()) return updated.failure();
     report.jobsets.push_back(std::move(updated).value());
   }
@@ -164,7 +233,8 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
   return report;
 }
 
-Result<Report> validate_manifests(const Manifests& manifests, const Policy& policy) {
+Result<Report> validate_manifests(const Manifests& manifests, const Policy& policy,
+                                  FieldValidation field_validation) {
   if (auto duplicate = find_duplicate(manifests, "the input")) return *duplicate;
   Report report;
   report.command = "validate";
@@ -172,7 +242,7 @@ Result<Report> validate_manifests(const Manifests& manifests, const Policy& poli
   for (const auto& js : manifests.jobsets) {
     auto stored = stored_form(js, policy);
     if (!stored.ok()) return stored.failure();
-    auto created = judge(Change::kCreate, stored.value(), nullptr, policy);
+    auto created = judge(Change::kCreate, stored.value(), nullptr, policy, field_validation);
     if (!created.ok()) return created.failure();
     report.jobsets.push_back(std::move(created).value());
   }

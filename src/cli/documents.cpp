@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli/yaml_reader_internal.h"
+#include "cli/yaml_scalar_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {

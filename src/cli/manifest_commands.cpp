@@ -53,8 +53,13 @@ int check(const CheckOptions& options) {
   if (!old_side.ok()) return unusable("check", old_side.failure());
   const auto new_side = load_manifests(options.new_paths);
   if (!new_side.ok()) return unusable("check", new_side.failure());
-  return emit(check_manifests(old_side.value(), new_side.value(), policy.value()), "check",
-              options.format);
+  const auto field_validation = parse_field_validation(options.field_validation);
+  if (!field_validation) {
+    return unusable("check", Failure{400, "unknown field validation " + options.field_validation});
+  }
+  return emit(
+      check_manifests(old_side.value(), new_side.value(), policy.value(), *field_validation),
+      "check", options.format);
 }
 
 int validate(const ValidateOptions& options) {
@@ -63,7 +68,13 @@ int validate(const ValidateOptions& options) {
   if (!policy.ok()) return unusable("validate", policy.failure());
   const auto manifests = load_manifests(options.paths);
   if (!manifests.ok()) return unusable("validate", manifests.failure());
-  return emit(validate_manifests(manifests.value(), policy.value()), "validate", options.format);
+  const auto field_validation = parse_field_validation(options.field_validation);
+  if (!field_validation) {
+    return unusable("validate",
+                    Failure{400, "unknown field validation " + options.field_validation});
+  }
+  return emit(validate_manifests(manifests.value(), policy.value(), *field_validation), "validate",
+              options.format);
 }
 
 int print_defaults(const DefaultOptions& options) {
@@ -72,9 +83,31 @@ int print_defaults(const DefaultOptions& options) {
   if (!policy.ok()) return unusable("default", policy.failure());
   const auto manifests = load_manifests(options.paths);
   if (!manifests.ok()) return unusable("default", manifests.failure());
+  const auto field_validation = parse_field_validation(options.field_validation);
+  if (!field_validation) {
+    return unusable("default",
+                    Failure{400, "unknown field validation " + options.field_validation});
+  }
   std::string out;
   for (const auto& js : manifests.value().jobsets) {
-    auto stored = cluster_defaults(js.object, policy.value());
+    // The fields the CRD does not declare: refused (Strict), or pruned, as the API server does.
+    Json object = js.object;
+    const auto unknown = prune_unknown_fields(object);
+    if (!unknown.ok()) return unusable("default", unknown.failure());
+    std::string messages;
+    for (const auto& field : unknown.value()) {
+      const std::string message = validation::unknown_field_message(field);
+      messages += (messages.empty() ? "" : ", ") + message;
+      if (*field_validation == FieldValidation::kWarn)
+        std::cerr << "jobset-webhook default: " << js.where().to_string()
+                  << ": warning: " << message << "\n";
+    }
+    if (!messages.empty() && *field_validation == FieldValidation::kStrict) {
+      return unusable("default",
+                      Failure{400, js.where().to_string() + ": JobSet " + js.display_name() +
+                                       ": strict decoding error: " + messages});
+    }
+    auto stored = cluster_defaults(object, policy.value());
     if (!stored.ok()) {
       return unusable("default",
                       Failure{400, js.where().to_string() + ": JobSet " + js.display_name() + ": " +

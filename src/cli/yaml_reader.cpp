@@ -4,8 +4,6 @@
 // issue 1040, fixed after 0.8). Building from events also lets aliases be expanded under a
 // budget and keys be checked as they come.
 
-#include <cctype>
-#include <charconv>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -16,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli/yaml_reader_internal.h"
+#include "cli/yaml_scalar_internal.h"
 #include "jobset_webhook/field/value.h"
 #include "jobset_webhook/patch/json_patch.h"
 
@@ -30,77 +29,6 @@ constexpr std::size_t kMaxYamlDepth = 512;
 // let a few hundred bytes expand to billions ("billion laughs"). What a text may expand to is
 // its size plus this much, enough for the odd shared block of a real manifest.
 constexpr std::size_t kAliasAllowance = 10000;
-
-bool all_digits(std::string_view s, int base) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    const bool ok = base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
-                               : c >= '0' && c < static_cast<char>('0' + base);
-    if (!ok) return false;
-  }
-  return true;
-}
-
-// YAML 1.2 core schema ints: [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+ (scanned, not matched with
-// std::regex, whose backtracking recurses once per character and overflows the stack on a long
-// scalar).
-bool is_core_int(std::string_view s) {
-  if (s.rfind("0o", 0) == 0) return all_digits(s.substr(2), 8);
-  if (s.rfind("0x", 0) == 0) return all_digits(s.substr(2), 16);
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  return all_digits(s, 10);
-}
-
-// Core schema floats: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-bool is_core_float(std::string_view s) {
-  std::size_t i = 0;
-  const auto digits = [&] {
-    const std::size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i - start;
-  };
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-  std::size_t mantissa = digits();
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    mantissa += digits();
-  }
-  if (mantissa == 0) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == s.size();
-}
-
-}  // namespace
-
-Json plain_scalar(const std::string& s) {
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  const char* const end = s.data() + s.size();
-  if (is_core_int(s)) {
-    std::int64_t n = 0;
-    const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
-    int base = 10;
-    if (s.rfind("0o", 0) == 0) base = 8, begin += 2;
-    if (s.rfind("0x", 0) == 0) base = 16, begin += 2;
-    const auto res = std::from_chars(begin, end, n, base);
-    if (res.ec == std::errc() && res.ptr == end) return n;
-    return s;  // out of int64 range: keep the text rather than lose digits
-  }
-  if (is_core_float(s)) {
-    double d = 0;
-    const auto res = std::from_chars(s.data() + (s[0] == '+' ? 1 : 0), end, d);
-    if (res.ec == std::errc() && res.ptr == end) return d;
-    return s;  // out of double range
-  }
-  return s;
-}
-
-namespace {
 
 std::string position(std::string_view source, const YAML::Mark& mark) {
   return std::string(source) + ":" + std::to_string(mark.line + 1) + ":" +
@@ -153,10 +81,13 @@ class JsonBuilder : public YAML::EventHandler {
     // YAML is Unicode; yaml-cpp passes invalid bytes through, Kubernetes' reader refuses them.
     if (!simdjson::validate_utf8(value.data(), value.size())) return fail(mark, "not valid UTF-8");
     if (awaiting_key()) return take_key(mark, tag, value);
+    // Typed as kubectl types it (yaml_scalar_internal.h), refused where kubectl refuses it.
+    auto resolved = resolve_scalar(tag, value);
+    if (!resolved.ok()) return fail(mark, resolved.failure().message);
+    auto json = json_value(resolved.value());
+    if (!json.ok()) return fail(mark, json.failure().message);
     mark_value(mark);
-    // "!" is yaml-cpp's tag for a quoted scalar, which is always a string.
-    complete(tag == "!" || tag == "tag:yaml.org,2002:str" ? Json(value) : plain_scalar(value),
-             anchor, 1);
+    complete(std::move(json).value(), anchor, 1);
   }
 
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -211,14 +142,20 @@ class JsonBuilder : public YAML::EventHandler {
     return false;
   }
 
-  void take_key(const YAML::Mark& mark, const std::string& tag, const std::string& key) {
+  void take_key(const YAML::Mark& mark, const std::string& tag, const std::string& text) {
     // yaml-cpp has no YAML 1.1 merge keys, which Kubernetes' reader expands: reading one as a
     // field named "<<" would silently change the manifest.
-    if (key == "<<" && tag != "!")
+    if (text == "<<" && tag != "!")
       return fail(mark, "merge keys (<<) are not supported; write the fields out");
+    // A key becomes a JSON key as kubectl makes it one: `1.0: x` is the member "1".
+    auto resolved = resolve_scalar(tag, text);
+    if (!resolved.ok()) return fail(mark, resolved.failure().message);
+    auto converted = json_key(resolved.value());
+    if (!converted.ok()) return fail(mark, converted.failure().message);
+    std::string key = std::move(converted).value();
     Frame& map = stack_.back();
     if (!map.keys.insert(key).second) return fail(mark, "duplicate key " + field::go_quote(key));
-    map.key = key;
+    map.key = std::move(key);
     map.key_mark = mark_of(mark);
   }
 

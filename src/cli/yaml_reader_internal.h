@@ -20,8 +20,4 @@ namespace jobset_webhook::cli {
 Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text,
                                                       std::string_view source, bool keep_marks);
 
-// An unquoted scalar as the YAML 1.2 core schema resolves it, which is what Kubernetes'
-// sigs.k8s.io/yaml (through JSON) does: true/false, null/~/"", integers, floats, else a string.
-Json plain_scalar(const std::string& s);
-
 }  // namespace jobset_webhook::cli

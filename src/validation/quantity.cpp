@@ -54,7 +54,7 @@ void normalize(ExactQuantity& q) {
   q.digits.erase(last + 1);
 }
 
-// The suffix's power of ten and power of 1024.
+// The suffix's power of ten and power of 1024; an exponent suffix ("e3") is the power of ten alone.
 std::optional<std::pair<long long, int>> suffix_scale(std::string_view suffix) {
   if (suffix.empty()) return std::pair{0LL, 0};
   if (suffix.size() == 2 && suffix[1] == 'i') {
@@ -95,6 +95,17 @@ std::optional<std::pair<long long, int>> suffix_scale(std::string_view suffix) {
   return std::nullopt;
 }
 
+// True when |q| > 2^63 - 1, the cap resource.ParseQuantity puts on DecimalSI and BinarySI values.
+bool above_max_int64(const ExactQuantity& q) {
+  constexpr std::string_view kMax = "9223372036854775807";
+  const long long integer_digits = static_cast<long long>(q.digits.size()) + q.exponent;
+  if (integer_digits != static_cast<long long>(kMax.size())) {
+    return integer_digits > static_cast<long long>(kMax.size());
+  }
+  if (q.exponent < 0) return q.digits.substr(0, kMax.size()) >= kMax;  // has a fraction too
+  return q.digits + std::string(static_cast<std::size_t>(q.exponent), '0') > kMax;
+}
+
 }  // namespace
 
 std::optional<ExactQuantity> parse_quantity(std::string_view text) {
@@ -127,6 +138,15 @@ std::optional<ExactQuantity> parse_quantity(std::string_view text) {
         dropped >= q.digits.size() ? "1" : increment(q.digits.substr(0, q.digits.size() - dropped));
     q.exponent = kMinExponent;
     normalize(q);
+  }
+  // "The max is just a simple cap" (ParseQuantity): beyond 2^63-1 a value without an exponent
+  // suffix ("100000000000000000000", "9Ei") is 2^63-1; one with it ("1e20") is kept.
+  const std::string_view suffix = text.substr(i);
+  const bool exponent_suffix =
+      suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E') && suffix != "Ei";
+  if (!exponent_suffix && above_max_int64(q)) {
+    q.digits = "9223372036854775807";
+    q.exponent = 0;
   }
   if (q.digits == "0") q.negative = false;
   return q;

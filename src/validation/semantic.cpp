@@ -1,10 +1,16 @@
 #include "jobset_webhook/validation/semantic.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 
 #include "jobset_webhook/field/value.h"
 #include "jobset_webhook/validation/quantity.h"
+#include "jobset_webhook/validation/read.h"
 
 namespace jobset_webhook::validation {
 namespace {
@@ -34,6 +40,16 @@ MaybeJson lookup(MaybeJson object, std::string_view key) {
   if (!object || JsonObjectView(*object).at_key(key).get(value) != simdjson::SUCCESS)
     return std::nullopt;
   return value;
+}
+
+// True when key, a key of object as its iteration gave it, is not the first occurrence of that key
+// (simdjson's keys point into the document, so each occurrence has its own address).
+bool repeats_earlier(JsonView object, std::string_view key) {
+  for (const auto [k, value] : JsonObjectView(object)) {
+    (void)value;
+    if (k == key) return k.data() != key.data();
+  }
+  return false;
 }
 
 // True when the keys of object come in strictly increasing byte order: then it holds no key
@@ -93,14 +109,18 @@ bool for_each_member(MaybeJson a, MaybeJson b, bool sorted, Visit visit) {
   if (keys_increasing(a) && keys_increasing(b)) return merge_members(a, b, sorted, visit);
   bool all = true;
   if (!sorted && is_small(a) && is_small(b)) {
+    // A key held twice counts once, with its first value (what lookup, member() and
+    // sorted_members read), so that an object always equals itself.
     if (a) {
       for (const auto [key, value] : JsonObjectView(*a)) {
+        if (repeats_earlier(*a, key)) continue;
         if (!visit(key, MaybeJson(value), lookup(b, key))) return false;
       }
     }
     if (b) {
       for (const auto [key, value] : JsonObjectView(*b)) {
-        if (!lookup(a, key) && !visit(key, std::nullopt, MaybeJson(value))) return false;
+        if (repeats_earlier(*b, key) || lookup(a, key)) continue;
+        if (!visit(key, std::nullopt, MaybeJson(value))) return false;
       }
     }
     return true;
@@ -131,19 +151,49 @@ bool is_number(JsonView v) {
   return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
 }
 
+// A JSON number above int64's range as the uint64 Go would decode it into: a uint64, or a
+// double with an integral value in [2^63, 2^64).
+std::optional<uint64_t> big_unsigned(JsonView v) {
+  if (v.type() == element_type::UINT64) return v.get_uint64().value_unsafe();
+  if (v.type() != element_type::DOUBLE) return std::nullopt;
+  const double d = v.get_double().value_unsafe();
+  if (std::trunc(d) != d || d < 9223372036854775808.0 || d >= 18446744073709551616.0)
+    return std::nullopt;
+  return static_cast<uint64_t>(d);
+}
+
+// Numbers compare as the integers the API server stores when both are integers (an integral
+// double such as 3.0 is the integer 3), exactly, never through a double: 9007199254740993 and
+// 9007199254740992.0 differ. Other numbers compare as doubles.
 bool numbers_equal(JsonView a, JsonView b) {
-  const auto ta = a.type();
-  const auto tb = b.type();
-  if (ta == element_type::DOUBLE || tb == element_type::DOUBLE) {
-    return a.get_double().value_unsafe() == b.get_double().value_unsafe();
+  const auto ia = integer_of(a), ib = integer_of(b);
+  if (ia || ib) return ia && ib && *ia == *ib;
+  const auto ua = big_unsigned(a), ub = big_unsigned(b);
+  if (ua || ub) return ua && ub && *ua == *ub;
+  return a.get_double().value_unsafe() == b.get_double().value_unsafe();
+}
+
+bool is_zero(JsonView number) { return integer_of(number) == 0; }
+
+bool is_quantity_json(JsonView v) { return v.type() == element_type::STRING || is_number(v); }
+
+// The quantity a string or a JSON number holds. A number is read from the text the API server
+// writes for it: integers in decimal, other numbers as the shortest text that reads back as the
+// same double (Go's encoder and std::to_chars both write that).
+std::optional<ExactQuantity> quantity_of(JsonView v) {
+  switch (v.type()) {
+    case element_type::STRING: return parse_quantity(std::string_view(v));
+    case element_type::INT64: return parse_quantity(std::to_string(v.get_int64().value_unsafe()));
+    case element_type::UINT64: return parse_quantity(std::to_string(v.get_uint64().value_unsafe()));
+    case element_type::DOUBLE: {
+      std::array<char, 64> buf{};
+      const auto res = std::to_chars(buf.data(), buf.data() + buf.size(),
+                                     v.get_double().value_unsafe(), std::chars_format::scientific);
+      return parse_quantity(
+          std::string_view(buf.data(), static_cast<std::size_t>(res.ptr - buf.data())));
+    }
+    default: return std::nullopt;
   }
-  if (ta == tb) {
-    return ta == element_type::INT64 ? int64_t(a) == int64_t(b) : uint64_t(a) == uint64_t(b);
-  }
-  // One int64, one uint64: equal only when the signed one is non-negative and the same.
-  const int64_t s = ta == element_type::INT64 ? int64_t(a) : int64_t(b);
-  const uint64_t u = ta == element_type::UINT64 ? uint64_t(a) : uint64_t(b);
-  return s >= 0 && static_cast<uint64_t>(s) == u;
 }
 
 // Seconds and nanoseconds since 1970 for an RFC 3339 time ("2024-05-01T10:00:00.5+02:00").
@@ -222,7 +272,7 @@ bool scalars_equal(const FieldKind& kind, MaybeJson a, MaybeJson b) {
     }
     case ScalarKind::kInteger: {
       if ((a && !is_number(*a)) || (b && !is_number(*b))) break;
-      if (!a || !b) return (a ? *a : *b).get_double().value_unsafe() == 0;  // absent is 0
+      if (!a || !b) return is_zero(a ? *a : *b);  // absent is 0
       return numbers_equal(*a, *b);
     }
     case ScalarKind::kBool: {
@@ -230,13 +280,16 @@ bool scalars_equal(const FieldKind& kind, MaybeJson a, MaybeJson b) {
       return (a && bool(*a)) == (b && bool(*b));
     }
     case ScalarKind::kQuantity: {
-      if ((a && !has_type(a, element_type::STRING)) || (b && !has_type(b, element_type::STRING)))
-        break;
+      // The CRD declares quantities anyOf [integer, string], and Go's Quantity.UnmarshalJSON reads
+      // a JSON number by its text: 1 and "1" are the same quantity.
+      if ((a && !is_quantity_json(*a)) || (b && !is_quantity_json(*b))) break;
       // The same text is the same value, parseable or not (then both sides fall back to plain
       // JSON, equal too): an unchanged quantity costs no parse.
-      if (a && b && std::string_view(*a) == std::string_view(*b)) return true;
-      const auto qa = parse_quantity(a ? std::string_view(*a) : "0");
-      const auto qb = parse_quantity(b ? std::string_view(*b) : "0");
+      if (has_type(a, element_type::STRING) && has_type(b, element_type::STRING) &&
+          std::string_view(*a) == std::string_view(*b))
+        return true;
+      const auto qa = a ? quantity_of(*a) : parse_quantity("0");
+      const auto qb = b ? quantity_of(*b) : parse_quantity("0");
       if (!qa || !qb) break;
       return *qa == *qb;
     }
@@ -256,7 +309,7 @@ bool scalars_equal(const FieldKind& kind, MaybeJson a, MaybeJson b) {
       if (a_string != b_string) return false;
       if (a_string) return std::string_view(*a) == std::string_view(*b);
       if ((a && !is_number(*a)) || (b && !is_number(*b))) break;
-      if (!a || !b) return (a ? *a : *b).get_double().value_unsafe() == 0;
+      if (!a || !b) return is_zero(a ? *a : *b);
       return numbers_equal(*a, *b);
     }
     case ScalarKind::kRawJson: break;
@@ -435,6 +488,155 @@ class Walker {
   std::vector<Change>* changes_ = nullptr;
 };
 
+// Fingerprints (fingerprint() in semantic.h). Each rule mirrors the comparison above: values it
+// finds equal get the same fingerprint.
+uint64_t mix(uint64_t x) {  // splitmix64's finalizer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t mix2(uint64_t a, uint64_t b) { return mix(a * 0x9e3779b97f4a7c15ULL + b); }
+
+enum Domain : uint64_t { kAbsent = 1, kText, kInteger, kUnsigned, kReal, kBool, kList, kObject };
+
+uint64_t of_text(std::string_view s) { return mix2(kText, std::hash<std::string_view>{}(s)); }
+
+// As numbers_equal compares.
+uint64_t of_number(JsonView v) {
+  if (const auto n = integer_of(v)) return mix2(kInteger, static_cast<uint64_t>(*n));
+  if (const auto u = big_unsigned(v)) return mix2(kUnsigned, *u);
+  const double d = v.get_double().value_unsafe();
+  uint64_t bits = 0;
+  std::memcpy(&bits, &d, sizeof bits);
+  return mix2(kReal, bits);
+}
+
+uint64_t of_quantity(const ExactQuantity& q) {
+  return mix2(mix2(of_text(q.digits), static_cast<uint64_t>(q.exponent)), q.negative ? 1 : 0);
+}
+
+// Calls visit(key, value) once per key of object, with its first value (as for_each_member).
+template <typename Visit>
+void for_each_first(JsonView object, Visit visit) {
+  if (keys_increasing(object)) {
+    for (const auto [key, value] : JsonObjectView(object)) visit(key, value);
+    return;
+  }
+  for (const auto& [key, value] : field::sorted_members(JsonObjectView(object))) visit(key, value);
+}
+
+// As json_equal compares: null members are absent, keys in any order.
+uint64_t plain_fingerprint(MaybeJson v) {
+  if (!v || v->type() == element_type::NULL_VALUE) return kAbsent;
+  switch (v->type()) {
+    case element_type::STRING: return of_text(std::string_view(*v));
+    case element_type::BOOL: return mix2(kBool, bool(*v) ? 1 : 0);
+    case element_type::ARRAY: {
+      uint64_t h = kList;
+      for (const auto e : JsonArrayView(*v)) h = mix2(h, plain_fingerprint(e));
+      return h;
+    }
+    case element_type::OBJECT: {
+      uint64_t sum = 0;  // a sum, so that key order does not matter
+      for_each_first(*v, [&](std::string_view key, JsonView value) {
+        if (value.type() != element_type::NULL_VALUE)
+          sum += mix2(of_text(key), plain_fingerprint(value));
+      });
+      return mix2(kObject, sum);
+    }
+    default: return of_number(*v);
+  }
+}
+
+uint64_t kind_fingerprint(const FieldKind* kind, MaybeJson v);
+
+// As scalars_equal compares: a value of the wrong JSON type as plain JSON, an absent value as the
+// kind's zero value (or as absent for a pointer).
+uint64_t scalar_fingerprint(const FieldKind& kind, MaybeJson v) {
+  if (!v && kind.pointer) return kAbsent;
+  switch (kind.scalar) {
+    case ScalarKind::kString:
+      if (!v) return of_text("");
+      if (v->type() == element_type::STRING) return of_text(std::string_view(*v));
+      break;
+    case ScalarKind::kInteger:
+      if (!v) return mix2(kInteger, 0);
+      if (is_number(*v)) return of_number(*v);
+      break;
+    case ScalarKind::kBool:
+      if (!v) return mix2(kBool, 0);
+      if (v->type() == element_type::BOOL) return mix2(kBool, bool(*v) ? 1 : 0);
+      break;
+    case ScalarKind::kQuantity: {
+      if (v && !is_quantity_json(*v)) break;
+      const auto q = v ? quantity_of(*v) : parse_quantity("0");
+      if (q) return of_quantity(*q);
+      break;
+    }
+    case ScalarKind::kTime: {
+      if (v && v->type() != element_type::STRING) break;
+      const auto t = v ? parse_time(std::string_view(*v)) : kZeroTime;
+      if (t)
+        return mix2(mix2(kReal, static_cast<uint64_t>(t->seconds)),
+                    static_cast<uint64_t>(t->nanos));
+      break;
+    }
+    case ScalarKind::kIntOrString:
+      if (!v) return mix2(kInteger, 0);
+      if (v->type() == element_type::STRING) return of_text(std::string_view(*v));
+      if (is_number(*v)) return of_number(*v);
+      break;
+    case ScalarKind::kRawJson: break;
+  }
+  return plain_fingerprint(v);
+}
+
+// As walk_struct compares: a member equal to its absent self adds nothing.
+uint64_t struct_fingerprint(const FieldKind& kind, MaybeJson v) {
+  if (!v) return kind.pointer ? kAbsent : mix2(kObject, 0);
+  if (v->type() != element_type::OBJECT) return plain_fingerprint(v);
+  uint64_t sum = 0;
+  for_each_first(*v, [&](std::string_view key, JsonView value) {
+    const FieldKind* field = kind.field(key);
+    const uint64_t h = kind_fingerprint(field, present(value));
+    if (h != kind_fingerprint(field, std::nullopt)) sum += mix2(of_text(key), h);
+  });
+  return mix2(kObject, sum);
+}
+
+uint64_t kind_fingerprint(const FieldKind* kind, MaybeJson v) {
+  if (kind == nullptr) return plain_fingerprint(v);
+  switch (kind->shape) {
+    case Shape::kScalar: return scalar_fingerprint(*kind, v);
+    case Shape::kStruct: return struct_fingerprint(*kind, v);
+    case Shape::kSlice: {
+      // Missing, null and empty lists are equal.
+      if (v && v->type() != element_type::ARRAY) return plain_fingerprint(v);
+      uint64_t h = kList;
+      if (v) {
+        for (const auto e : JsonArrayView(*v))
+          h = mix2(h, kind_fingerprint(kind->element.get(), present(e)));
+      }
+      return h;
+    }
+    case Shape::kMap: {
+      // Entries count by presence, whatever their value.
+      if (v && v->type() != element_type::OBJECT) return plain_fingerprint(v);
+      uint64_t sum = 0;
+      if (v) {
+        for_each_first(*v, [&](std::string_view key, JsonView value) {
+          sum += mix2(of_text(key), kind_fingerprint(kind->element.get(), present(value)));
+        });
+      }
+      return mix2(kObject, sum);
+    }
+  }
+  return plain_fingerprint(v);
+}
+
 }  // namespace
 
 MaybeJson member(MaybeJson object, std::string_view key) {
@@ -475,6 +677,10 @@ bool json_equal(MaybeJson a, MaybeJson b) {
 bool semantically_equal(const FieldKind* kind, MaybeJson a, MaybeJson b,
                         const DiffOptions& options) {
   return Walker(options).walk(kind, a, b);
+}
+
+uint64_t fingerprint(const FieldKind* kind, MaybeJson v) {
+  return kind_fingerprint(kind, present(v));
 }
 
 void diff(const FieldKind* kind, MaybeJson old_value, MaybeJson new_value, field::Path& path,

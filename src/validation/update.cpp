@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "jobset_webhook/validation/field_kinds.h"
+#include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 #include "jobset_webhook/validation/semantic.h"
 
@@ -21,39 +22,24 @@ constexpr std::string_view kCelImmutableSpecFields[] = {"network", "successPolic
 
 // How many entries of a list change a message names before it says "and N more".
 constexpr std::size_t kMaxNamedEntries = 3;
-constexpr std::size_t kMaxPairwiseComparisons = 1'000'000;
+// How many entries with the same fingerprint one entry is compared with before it counts as
+// missing (only a hash collision makes a second try necessary).
+constexpr int kMaxFingerprintTries = 4;
 
-std::string_view string_or_empty(MaybeJson v) {
-  return v && v->type() == element_type::STRING ? std::string_view(*v) : std::string_view();
-}
+// The CRD's default for an absent replicas, which the API server applies before any webhook.
+constexpr std::int64_t kDefaultReplicas = 1;
 
-std::vector<JsonView> elements(MaybeJson list) {
-  std::vector<JsonView> out;
-  if (list && list->type() == element_type::ARRAY) {
-    for (const auto e : JsonArrayView(*list)) out.push_back(e);
-  }
-  return out;
-}
-
-std::optional<std::int64_t> integer(MaybeJson v) {
-  if (!v) return std::nullopt;
-  std::int64_t n = 0;
-  if (v->get_int64().get(n) != simdjson::SUCCESS) return std::nullopt;
-  return n;
-}
-
-constexpr std::int64_t kMaxInt32 = 2147483647;
+constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
 
 // Why a new value of an int32 field (replicas, parallelism, completions) cannot be what Go
-// decodes, or empty when it can. Upstream fails to decode such a request; here it is an error at
-// the field, so that it is never allowed.
+// decodes, or empty when it can (an integral number such as 3.0 is the integer the API server
+// stores). Upstream fails to decode such a request; here it is an error at the field, so that it
+// is never allowed.
 std::string_view int32_problem(JsonView v) {
-  switch (v.type()) {
-    case element_type::INT64:
-      return int64_t(v) > kMaxInt32 ? "must be less than or equal to 2147483647" : "";
-    case element_type::UINT64: return "must be less than or equal to 2147483647";  // > int64 max
-    default: return "must be an integer";
-  }
+  if (const auto n = integer_of(v))
+    return *n > kMaxInt32 ? "must be less than or equal to 2147483647" : "";
+  if (v.type() == element_type::UINT64) return "must be less than or equal to 2147483647";
+  return "must be an integer";
 }
 
 // The value printed for the new side of a changed leaf. An absent value-typed scalar is its Go
@@ -94,8 +80,12 @@ std::string join_labels(const std::vector<std::string>& labels) {
   return out;
 }
 
-// Entries of `from` that `to` lacks: by name when every entry has one (a set lookup, so a list of
-// 10,000 ReplicatedJobs costs no more than reading it), else by semantic equality.
+// Entries of `from` that `to` lacks, as labels: by name when every entry has one (a set lookup,
+// so a list of 10,000 ReplicatedJobs costs no more than reading it), else by semantic equality,
+// each entry looked up by its fingerprint among `to`'s sorted ones. Either way the cost is
+// n log n plus one pass over each entry, whatever the entries hold: no pair is compared unless
+// their fingerprints match. Only the first kMaxNamedEntries labels are written out; the rest are
+// counted (empty labels).
 std::vector<std::string> missing_from(const std::vector<JsonView>& from,
                                       const std::vector<JsonView>& to, const FieldKind* element) {
   const auto all_named = [](const std::vector<JsonView>& entries) {
@@ -105,29 +95,40 @@ std::vector<std::string> missing_from(const std::vector<JsonView>& from,
     });
   };
   std::vector<std::string> labels;
+  const auto add = [&](JsonView e) {
+    labels.push_back(labels.size() < kMaxNamedEntries ? entry_label(e) : std::string());
+  };
   if (all_named(from) && all_named(to)) {
     std::unordered_set<std::string_view> names;
     for (const auto& e : to) names.insert(std::string_view(*member(e, "name")));
     for (const auto& e : from) {
-      if (!names.contains(std::string_view(*member(e, "name")))) labels.push_back(entry_label(e));
+      if (!names.contains(std::string_view(*member(e, "name")))) add(e);
     }
     return labels;
   }
-  // Unnamed entries are compared pairwise; past this much work the message only counts them.
-  if (from.size() * to.size() > kMaxPairwiseComparisons) return labels;
+  std::vector<std::pair<std::uint64_t, std::size_t>> index;
+  index.reserve(to.size());
+  for (std::size_t j = 0; j < to.size(); ++j) index.emplace_back(fingerprint(element, to[j]), j);
+  std::sort(index.begin(), index.end());
   for (const auto& e : from) {
-    const bool found = std::any_of(to.begin(), to.end(), [&](const JsonView& other) {
-      return semantically_equal(element, e, other);
-    });
-    if (!found) labels.push_back(entry_label(e));
+    const std::uint64_t print = fingerprint(element, e);
+    auto it = std::lower_bound(index.begin(), index.end(), std::pair{print, std::size_t{0}});
+    // Entries that share a fingerprint are equal but for a hash collision: a few tries settle it.
+    bool found = false;
+    for (int tries = 0;
+         !found && tries < kMaxFingerprintTries && it != index.end() && it->first == print;
+         ++tries, ++it) {
+      found = semantically_equal(element, e, to[it->second]);
+    }
+    if (!found) add(e);
   }
   return labels;
 }
 
 // "added "c"; removed "b"" for a list that changed length.
 std::string describe_length_change(const Change& change) {
-  const auto old_entries = elements(change.old_value);
-  const auto new_entries = elements(change.new_value);
+  const auto old_entries = items_of(change.old_value);
+  const auto new_entries = items_of(change.new_value);
   const FieldKind* element = change.kind != nullptr ? change.kind->element.get() : nullptr;
   const auto added = missing_from(new_entries, old_entries, element);
   const auto removed = missing_from(old_entries, new_entries, element);
@@ -172,7 +173,7 @@ bool is_suspended(MaybeJson js) {
 
 // Upstream's terminal state for elastic scaling: a Completed or Failed condition that is True.
 bool is_terminal(MaybeJson old_js) {
-  for (const auto c : elements(member(member(old_js, "status"), "conditions"))) {
+  for (const auto c : items_of(member(member(old_js, "status"), "conditions"))) {
     const auto type = string_or_empty(member(c, "type"));
     if ((type == "Completed" || type == "Failed") && string_or_empty(member(c, "status")) == "True")
       return true;
@@ -232,7 +233,7 @@ void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::
   const auto check_count = [&](bool changed, MaybeJson value, std::string_view name,
                                std::string_view below_one) {
     if (!changed || !value) return;  // removed: upstream's nil checks let it pass
-    const auto n = integer(value);
+    const auto n = integer_of(value);
     if (n && *n < 1) {
       ctx.errs.push_back(
           field::invalid(spec_path.child(name), field::BadValue::of(*value), below_one));
@@ -243,7 +244,7 @@ void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::
   };
   check_count(p_changed, new_p, "parallelism", "parallelism must be >= 1");
   check_count(c_changed, new_c, "completions", "completions must be >= 1");
-  const auto p = integer(new_p), c = integer(new_c);
+  const auto p = integer_of(new_p), c = integer_of(new_c);
   if (p && c && *p != *c) {
     ctx.errs.push_back(
         field::invalid(spec_path.child("completions"), field::BadValue::of(*new_c),
@@ -253,19 +254,18 @@ void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::
 
 void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_path, Context& ctx) {
   const auto old_r = member(old_rj, "replicas"), new_r = member(new_rj, "replicas");
-  if (semantically_equal(exception_nodes().replicas, old_r, new_r)) return;
+  const auto old_n = old_r ? integer_of(old_r) : std::optional<std::int64_t>(kDefaultReplicas);
+  const auto new_n = new_r ? integer_of(new_r) : std::optional<std::int64_t>(kDefaultReplicas);
+  if (old_n && new_n ? *old_n == *new_n : json_equal(old_r, new_r)) return;
   const auto path = rj_path.child("replicas");
-  const std::int64_t old_n = integer(old_r).value_or(0);
-  const auto new_n = integer(new_r);
-  if (!new_r) {
-    ctx.errs.push_back(field::invalid(path, field::BadValue::integer(0), "must be an integer"));
-  } else if (new_n && *new_n < 0) {
+  if (new_n && *new_n < 0) {
     ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n),
                                       "must be greater than or equal to 0"));
-  } else if (const auto problem = int32_problem(*new_r); !problem.empty()) {
+  } else if (const auto problem = new_r ? int32_problem(*new_r) : ""; !problem.empty()) {
     ctx.errs.push_back(field::invalid(path, field::BadValue::of(*new_r), problem));
   } else {
-    ctx.scaled.push_back({std::string(string_or_empty(member(new_rj, "name"))), old_n, *new_n});
+    ctx.scaled.push_back(
+        {std::string(string_or_empty(member(new_rj, "name"))), old_n.value_or(0), *new_n});
   }
 }
 
@@ -317,8 +317,8 @@ std::string describe_reorder(const std::vector<std::string_view>& old_names,
 // The list keeps its length and order: entries are matched by name, as the CRD's listMapKey and
 // upstream's webhook match them.
 void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx) {
-  const auto old_list = elements(member(old_spec, "replicatedJobs"));
-  const auto new_list = elements(member(new_spec, "replicatedJobs"));
+  const auto old_list = items_of(member(old_spec, "replicatedJobs"));
+  const auto new_list = items_of(member(new_spec, "replicatedJobs"));
   const auto old_names = names_of(old_list), new_names = names_of(new_list);
   // Same names in the same order: entries are compared position by position. That is matching
   // by name while names are unique, as the CRD's list-map key keeps them, and it stays right for a

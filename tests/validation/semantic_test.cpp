@@ -162,8 +162,8 @@ TEST_CASE("A field that is null on one side and set on the other is reported onc
 }
 
 TEST_CASE(
-    "The same values pass whatever the order of their keys; a key given twice is never taken as "
-    "the same",
+    "The same values pass whatever the order of their keys; an object holding a key twice equals "
+    "itself",
     "[validation][semantic]") {
   struct OrderCase {
     const char* name;
@@ -189,9 +189,14 @@ TEST_CASE(
       {"sorted keys, a key only on one side",
        R"({"template":{"spec":{"completions":2,"parallelism":2}}})",
        R"({"template":{"spec":{"backoffLimit":1,"completions":2,"parallelism":2}}})", false},
-      {"a duplicate key is compared with the other side's first entry of that name",
+      // Issue 18: the key counts once, with its first value (as member() reads it), so that the
+      // comparison is reflexive whatever it is given.
+      {"a key held twice counts once, with its first value",
        R"({"template":{"metadata":{"labels":{"a":"1","a":"2"}}}})",
-       R"({"template":{"metadata":{"labels":{"a":"1","a":"2"}}}})", false},
+       R"({"template":{"metadata":{"labels":{"a":"1","a":"2"}}}})", true},
+      {"a key held twice differs when its first value differs",
+       R"({"template":{"metadata":{"labels":{"a":"1","a":"2"}}}})",
+       R"({"template":{"metadata":{"labels":{"a":"3","a":"2"}}}})", false},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -246,5 +251,95 @@ TEST_CASE("Quantities and times with the same text are equal, parseable or not",
       const Parsed a(wrap(c.value)), b(wrap(c.value));
       CHECK(v::semantically_equal(v::find_kind(c.path), value_of(a), value_of(b)));
     }
+  }
+}
+
+// Go's Quantity.UnmarshalJSON (k8s.io/apimachinery/pkg/api/resource/quantity.go) reads a JSON
+// number by its text and a string by its content, both through ParseQuantity; equality.Semantic
+// compares quantities with Cmp. Integer fields decode with encoding/json into int32/int64, which
+// reads 3.0 as 3 and never rounds through a double.
+TEST_CASE("Quantities compare by value whatever their JSON type; integers compare exactly",
+          "[validation][semantic]") {
+  const char* limits = "template.spec.template.spec.containers[].resources.limits[]";
+  const char* deadline = "template.spec.activeDeadlineSeconds";
+  const std::vector<Case> cases = {
+      {"number and string", limits, "1", R"("1")", true},
+      {"number and milli string", limits, "4", R"("4000m")", true},
+      {"float number and string", limits, "0.5", R"("500m")", true},
+      {"exponent number and string", limits, "1e3", R"("1k")", true},
+      {"number differs from string", limits, "1", R"("2")", false},
+      {"octal read as 420 differs from 644", limits, "420", "644", false},
+      {"absent value quantity is zero number",
+       "template.spec.template.spec.containers[].env[].valueFrom.resourceFieldRef.divisor",
+       "absent", "0", true},
+      {"DecimalSI capped at 2^63-1 (ParseQuantity)", limits, R"("100000000000000000000")",
+       R"("9223372036854775807")", true},
+      {"exponent form not capped", limits, R"("1e20")", R"("9223372036854775807")", false},
+      {"int64 beyond 2^53 exactly", deadline, "9007199254740993", "9007199254740992", false},
+      {"int64 beyond 2^53 against a float spelling", deadline, "9007199254740993",
+       "9007199254740992.0", false},
+      {"integral float is the integer", deadline, "3", "3.0", true},
+      {"a fraction is not the integer", deadline, "3", "3.5", false},
+      {"uint64 against its float spelling", "", "18446744073709551615", "18446744073709551615.0",
+       false},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const v::FieldKind* kind = *c.path ? v::find_kind(c.path) : nullptr;
+      if (*c.path) REQUIRE(kind != nullptr);
+      const Parsed a(wrap(c.old_js)), b(wrap(c.new_js));
+      CHECK(v::semantically_equal(kind, value_of(a), value_of(b)) == c.equal);
+      CHECK(v::semantically_equal(kind, value_of(b), value_of(a)) == c.equal);
+      if (c.equal) CHECK(v::fingerprint(kind, value_of(a)) == v::fingerprint(kind, value_of(b)));
+    }
+  }
+}
+
+TEST_CASE("Semantically equal values share a fingerprint", "[validation][semantic]") {
+  const std::vector<Case> cases = {
+      {"quantity by value", "template.spec.template.spec.containers[].resources.limits[]", R"("1")",
+       R"("1000m")", true},
+      {"value struct absent equals zero fields",
+       "template.spec.template.spec.containers[].resources", "absent", R"({"limits":{}})", true},
+      {"zero-valued members add nothing", "template.spec.template.spec.containers[]",
+       R"({"name":"a"})", R"({"name":"a","workingDir":"","stdin":false,"args":[],"env":null})",
+       true},
+      {"key order does not matter", "template.spec.template.spec.containers[]",
+       R"({"name":"a","image":"b"})", R"({"image":"b","name":"a"})", true},
+      {"times as instants", "template.metadata.creationTimestamp", R"("2024-01-01T00:00:00Z")",
+       R"("2024-01-01T01:00:00+01:00")", true},
+      {"plain JSON with null members", "", R"({"x":{"b":1,"a":null}})", R"({"x":{"b":1.0}})", true},
+      {"node selector term, keys reordered",
+       "template.spec.template.spec.affinity.nodeAffinity."
+       "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[]",
+       R"({"matchExpressions":[{"key":"k","operator":"In","values":["a"]}]})",
+       R"({"matchExpressions":[{"values":["a"],"operator":"In","key":"k"}],"matchFields":[]})",
+       true},
+      {"a key held twice counts once, first value", "", R"({"x":{"a":1,"b":2,"a":3}})",
+       R"({"x":{"b":2,"a":1}})", true},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const v::FieldKind* kind = *c.path ? v::find_kind(c.path) : nullptr;
+      if (*c.path) REQUIRE(kind != nullptr);
+      const Parsed a(wrap(c.old_js)), b(wrap(c.new_js));
+      REQUIRE(v::semantically_equal(kind, value_of(a), value_of(b)) == c.equal);
+      CHECK(v::fingerprint(kind, value_of(a)) == v::fingerprint(kind, value_of(b)));
+    }
+  }
+}
+
+// Found by fuzz_update (issue 18): two keys of invalid UTF-8 became the same key after U+FFFD
+// replacement, and an object holding a key twice compared unequal to itself.
+TEST_CASE("An object equals itself even when it holds a key twice", "[validation][semantic]") {
+  const Parsed doc(R"({"v":{"b":1,"a":{"c":[1,{"d":1,"d":"x"}]},"b":{"e":2}}})");
+  for (const v::FieldKind* kind : {static_cast<const v::FieldKind*>(nullptr),
+                                   v::find_kind("template.spec.template.metadata.labels")}) {
+    CHECK(v::semantically_equal(kind, value_of(doc), value_of(doc)));
+    CHECK(v::json_equal(value_of(doc), value_of(doc)));
+    std::vector<v::Change> changes;
+    jobset_webhook::field::Path path("v");
+    v::diff(kind, value_of(doc), value_of(doc), path, {}, changes);
+    CHECK(changes.empty());
   }
 }

@@ -350,7 +350,7 @@ TEST_CASE("A rejection stays short however many entries change", "[validation][u
       R"(removed "r0", "r1", "r2" and 9997 more)");
 }
 
-TEST_CASE("A huge unnamed list that changes length is counted, not compared pairwise",
+TEST_CASE("A huge unnamed list that changes length names what changed, without pairwise work",
           "[validation][update]") {
   Json old_args = Json::array(), new_args = Json::array();
   for (int i = 0; i < 20000; ++i) old_args.push_back("arg" + std::to_string(i));
@@ -360,8 +360,40 @@ TEST_CASE("A huge unnamed list that changes length is counted, not compared pair
   const Parsed new_js(with(two_jobs(), kPod + "/spec/containers/0/args", new_args));
   CHECK(jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors) ==
         "spec.replicatedJobs[0].template.spec.template.spec.containers[0].args: Forbidden: field "
-        "is immutable: "
-        "20000 entries became 20001");
+        "is immutable: added \"extra\"");
+}
+
+// Issue 15: 1,000 nodeSelectorTerms sharing long prefixes becoming 999 took 6 s when every pair
+// was compared; entries are now matched by fingerprint. Entries equal under Go's semantics
+// (quantities by value, keys in any order) still match.
+TEST_CASE("Unnamed entries of a list that changed length are matched by semantic value",
+          "[validation][update]") {
+  const std::string terms =
+      kPod + "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution";
+  const auto term = [](const std::string& value) {
+    return Json{{"matchExpressions",
+                 {{{"key", std::string(2000, 'k')}, {"operator", "In"}, {"values", {value}}}}}};
+  };
+  Json old_terms = Json::array();
+  for (int i = 0; i < 1000; ++i) old_terms.push_back(term("v" + std::to_string(i)));
+  Json new_terms = old_terms;
+  new_terms.erase(new_terms.begin() + 500);
+  const Parsed old_js(with(two_jobs(), terms, {{"nodeSelectorTerms", old_terms}}));
+  const Parsed new_js(with(two_jobs(), terms, {{"nodeSelectorTerms", new_terms}}));
+  const auto message =
+      jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors);
+  CHECK(message.find("nodeSelectorTerms: Forbidden: field is immutable: removed "
+                     "{\"matchExpressions\":[{\"key\":\"kkkk") != std::string::npos);
+  CHECK(message.find("added") == std::string::npos);
+  CHECK(message.find("entries became") == std::string::npos);
+
+  const Json ports_old = Json::parse(R"([{"containerPort":80},{"containerPort":81}])");
+  const Json ports_new = Json::parse(R"([{"containerPort":80.0,"protocol":""}])");
+  const Parsed p_old(with(two_jobs(), kPod + "/spec/containers/0/ports", ports_old));
+  const Parsed p_new(with(two_jobs(), kPod + "/spec/containers/0/ports", ports_new));
+  CHECK(jobset_webhook::field::to_string(v::validate_update(p_old, p_new, Policy{}).errors) ==
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].ports: Forbidden: field "
+        "is immutable: removed {\"containerPort\":81}");
 }
 
 // Found by fuzz_update: entries were matched by name alone, so with a name given twice every
@@ -462,4 +494,52 @@ TEST_CASE("Counts outside int32, or not integers, are denied", "[validation][upd
   for (const auto& c : elastic) {
     DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
   }
+}
+
+// Issue 15: the API server stores 3.0 as the integer 3, and defaults an absent or null replicas
+// to 1 (the CRD's default) before any webhook sees the object. Quantities compare by value
+// whatever their JSON type (Quantity.UnmarshalJSON), integers exactly.
+TEST_CASE("Replicas, quantities and integers read as the API server stores them",
+          "[validation][update]") {
+  const std::string rj0 = "/spec/replicatedJobs/0";
+  const std::string cpu = kPod + "/spec/containers/0/resources/limits/cpu";
+  const std::string deadline = kJobSpec + "/activeDeadlineSeconds";
+  const std::vector<Case> cases = {
+      {"replicas 3.0 is 3", two_jobs(), with(two_jobs(), rj0 + "/replicas", 3.0), ""},
+      {"replicas 1.0 is unchanged", two_jobs(), with(two_jobs(), rj0 + "/replicas", 1.0), ""},
+      {"absent replicas is the default 1", two_jobs(), without(two_jobs(), rj0 + "/replicas"), ""},
+      {"null replicas is the default 1", without(two_jobs(), rj0 + "/replicas"),
+       with(two_jobs(), rj0 + "/replicas", nullptr), ""},
+      {"absent replicas scaled to 2", without(two_jobs(), rj0 + "/replicas"),
+       with(two_jobs(), rj0 + "/replicas", 2), ""},
+      {"replicas -1.0", two_jobs(), with(two_jobs(), rj0 + "/replicas", -1.0),
+       "spec.replicatedJobs[0].replicas: Invalid value: -1: must be greater than or equal to 0"},
+      {"cpu number to string", with(two_jobs(), cpu, 1), with(two_jobs(), cpu, "1"), ""},
+      {"cpu 4 to 4000m", with(two_jobs(), cpu, 4), with(two_jobs(), cpu, "4000m"), ""},
+      {"cpu 8 (octal 010) to 10", with(two_jobs(), cpu, 8), with(two_jobs(), cpu, 10),
+       "spec.replicatedJobs[0].template.spec.template.spec.containers[0].resources.limits[cpu]: "
+       "Invalid value: 10: field is immutable"},
+      {"activeDeadlineSeconds beyond 2^53", with(two_jobs(), deadline, 9007199254740993LL),
+       with(two_jobs(), deadline, 9007199254740992LL),
+       "spec.replicatedJobs[0].template.spec.activeDeadlineSeconds: Invalid value: "
+       "9007199254740992: field is immutable"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
+  }
+  const Parsed old_js(two_jobs()), new_js(with(two_jobs(), rj0 + "/replicas", 3.0));
+  CHECK(v::validate_update(old_js, new_js, Policy{}).warnings ==
+        std::vector<std::string>{"replicatedJob \"rjob-0\" scaled up from 1 to 3: the JobSet "
+                                 "controller will create Jobs js-rjob-0-1, js-rjob-0-2"});
+}
+
+// Issue 18 (fuzz_update, corpus b6bd23cc2b04290a): two keys of invalid UTF-8 in spec.managedBy
+// became the same key after U+FFFD replacement, and the object was denied against itself.
+TEST_CASE("A JobSet compared with itself is allowed even with a key held twice",
+          "[validation][update]") {
+  const Parsed js(
+      R"({"spec":{"managedBy":{"\ufffdr":{},"a":1,"\ufffdr":{"x":2}},"suspend":{},)"
+      R"("replicatedJobs":[{"name":"a","replicas":1,"template":{"spec":{"template":{"spec":)"
+      R"({"nodeSelector":{"k":"1","j":"2","k":"3"}}}}}}]}})");
+  CHECK(v::validate_update(js, js, Policy{}).errors.empty());
 }

@@ -8,19 +8,41 @@
 //    reported, not judged.
 // The verdict and message are exactly what admission::handle_review answers for an AdmissionReview
 // carrying the same stored objects.
+// Before both steps, the fields the JobSet CRD does not declare are handled as the API server
+// handles them on a kubectl apply (validation/unknown_fields.h), by kubectl's --field-validation.
+
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "jobset_webhook/cli/manifests.h"
 #include "jobset_webhook/cli/report.h"
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/result.h"
+#include "jobset_webhook/validation/unknown_fields.h"
 
 namespace jobset_webhook::cli {
 
+// kubectl's --field-validation (default Strict since kubectl 1.27): with Strict the API server
+// refuses a JobSet that holds a field the CRD does not declare ("strict decoding error: unknown
+// field ..."), before any webhook; with Warn it prunes the field and says so in a warning; with
+// Ignore it prunes it silently. Pruned fields never take part in the comparison.
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+
+// "Strict", "Warn", "Ignore" (kubectl's spellings); nullopt for anything else.
+std::optional<FieldValidation> parse_field_validation(std::string_view name);
+
+// Removes from a JobSet the fields its CRD does not declare, as the API server prunes them, and
+// returns them (sorted by path). Failure only when the object cannot be re-read as JSON.
+Result<std::vector<validation::UnknownField>> prune_unknown_fields(Json& object);
+
 // Failure: a duplicate namespace/name on one side, or defaults that do not apply.
 Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,
-                               const Policy& policy);
+                               const Policy& policy,
+                               FieldValidation field_validation = FieldValidation::kStrict);
 
 // The CREATE rules for every JobSet. Failure as for check_manifests.
-Result<Report> validate_manifests(const Manifests& manifests, const Policy& policy);
+Result<Report> validate_manifests(const Manifests& manifests, const Policy& policy,
+                                  FieldValidation field_validation = FieldValidation::kStrict);
 
 }  // namespace jobset_webhook::cli

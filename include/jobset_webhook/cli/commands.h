@@ -38,8 +38,9 @@ int certs(const CertsOptions& options);
 struct CheckOptions {
   std::vector<std::string> old_paths;  // files, directories, or "-" for stdin
   std::vector<std::string> new_paths;
-  std::string config;           // policy file; empty for the default policy
-  std::string format = "text";  // text, json, junit, sarif, github
+  std::string config;                       // policy file; empty for the default policy
+  std::string format = "text";              // text, json, junit, sarif, github
+  std::string field_validation = "Strict";  // kubectl's --field-validation: Strict, Warn, Ignore
 };
 
 // `jobset-webhook check`: the UPDATE (and CREATE) rules between two sets of manifests, as the
@@ -50,6 +51,7 @@ struct ValidateOptions {
   std::vector<std::string> paths;
   std::string config;
   std::string format = "text";
+  std::string field_validation = "Strict";
 };
 
 // `jobset-webhook validate`: the CREATE rules for every JobSet found.
@@ -58,6 +60,7 @@ int validate(const ValidateOptions& options);
 struct DefaultOptions {
   std::vector<std::string> paths;
   std::string config;
+  std::string field_validation = "Strict";
 };
 
 // `jobset-webhook default`: every JobSet found, as the cluster would store it, as YAML documents.

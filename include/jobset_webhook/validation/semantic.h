@@ -10,6 +10,7 @@
 // - fields the kind table does not know are compared as plain JSON (key order and the spelling
 //   of numbers do not matter).
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -48,6 +49,12 @@ struct DiffOptions {
 // True when a and b are equal for a field of this kind (nullptr: plain JSON).
 bool semantically_equal(const FieldKind* kind, MaybeJson a, MaybeJson b,
                         const DiffOptions& options = {});
+
+// A 64-bit fingerprint of v as a value of this kind (nullptr: plain JSON), such that
+// semantically_equal(kind, a, b) implies fingerprint(kind, a) == fingerprint(kind, b): values that
+// differ may still share one, so a match is confirmed with semantically_equal. One pass over v;
+// it lets a list that changed length be aligned in n log n instead of comparing every pair.
+std::uint64_t fingerprint(const FieldKind* kind, MaybeJson v);
 
 // Appends one Change per differing leaf below path. Paths are printed like field::Path.
 void diff(const FieldKind* kind, MaybeJson old_value, MaybeJson new_value, field::Path& path,

@@ -1,0 +1,35 @@
+#pragma once
+
+// The fields of a JobSet that the JobSet CRD's structural schema does not declare: what the API
+// server prunes from a custom resource, and with strict field validation (kubectl's default since
+// 1.27) refuses it for. Mirrors apiextensions-apiserver's pruning.PruneWithOptions
+// (pkg/apiserver/schema/pruning/algorithm.go, v0.37.2) over the schema tree of
+// validate_create_schema: the JobSet's own fields node by node, the Job template by the
+// field-kinds table, with embedded ObjectMeta limited to the five fields the CRD keeps
+// (annotations, finalizers, labels, name, namespace). Never throws.
+
+#include <string>
+#include <vector>
+
+#include "jobset_webhook/json.h"
+
+namespace jobset_webhook::validation {
+
+struct UnknownField {
+  // In the API server's notation (UnknownFieldPathOptions): keys joined by ".", indices in
+  // brackets: "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo".
+  std::string path;
+  std::vector<std::string> tokens;  // the JSON pointer's tokens: spec, replicatedJobs, 0, ...
+};
+
+// Every undeclared field of js, sorted by path as PruneWithOptions sorts them. The root's
+// apiVersion, kind and metadata (which the API server treats as ObjectMeta) and status are not
+// looked into; a part of the schema not modelled here (the PVC templates of volumeClaimPolicies)
+// keeps what it holds, so that nothing is reported unknown that the cluster keeps.
+std::vector<UnknownField> unknown_fields(JsonView js);
+
+// The API server's text for one: unknown field "<path>" (customresource_handler.go,
+// schemaCoercingDecoder.Decode).
+std::string unknown_field_message(const UnknownField& field);
+
+}  // namespace jobset_webhook::validation

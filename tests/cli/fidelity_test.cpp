@@ -1,0 +1,147 @@
+// check reads and compares manifests as the cluster does (issue 15): YAML scalars as kubectl
+// reads them (sigs.k8s.io/yaml over go-yaml v2), quantities and integers by value, and fields the
+// CRD does not declare as the API server handles them under kubectl's --field-validation.
+
+#include <catch2/catch.hpp>
+
+#include "jobset_webhook/cli/check.h"
+
+namespace cli = jobset_webhook::cli;
+using jobset_webhook::Policy;
+
+namespace {
+
+// One JobSet whose first container's fragment is the text given (indented under the container).
+std::string manifest(const std::string& replicas, const std::string& container,
+                     const std::string& pod_spec = "") {
+  return "apiVersion: jobset.x-k8s.io/v1alpha2\n"
+         "kind: JobSet\n"
+         "metadata:\n"
+         "  name: js\n"
+         "spec:\n"
+         "  replicatedJobs:\n"
+         "  - name: w\n"
+         "    replicas: " +
+         replicas +
+         "\n"
+         "    template:\n"
+         "      spec:\n"
+         "        template:\n"
+         "          spec:\n" +
+         pod_spec +
+         "            containers:\n"
+         "            - name: main\n"
+         "              image: bash:5.2\n" +
+         container;
+}
+
+cli::JobSetResult check_one(const std::string& old_text, const std::string& new_text,
+                            cli::FieldValidation fv = cli::FieldValidation::kStrict) {
+  auto old_side = cli::parse_manifests(old_text, "old.yaml");
+  auto new_side = cli::parse_manifests(new_text, "new.yaml");
+  REQUIRE(old_side.ok());
+  REQUIRE(new_side.ok());
+  auto report = cli::check_manifests(old_side.value(), new_side.value(), Policy{}, fv);
+  REQUIRE(report.ok());
+  REQUIRE(report.value().jobsets.size() == 1);
+  return report.value().jobsets[0];
+}
+
+std::string findings(const cli::JobSetResult& r) {
+  std::string out;
+  for (const auto& f : r.findings) out += f.where.to_string() + ": " + f.error.to_string() + "\n";
+  return out;
+}
+
+const std::string kVolume =
+    "            volumes:\n"
+    "            - name: config\n"
+    "              configMap:\n"
+    "                name: cm\n"
+    "                defaultMode: ";
+
+}  // namespace
+
+TEST_CASE("check denies defaultMode 0644 becoming 644, at the line of defaultMode",
+          "[cli][fidelity]") {
+  const auto r =
+      check_one(manifest("1", "", kVolume + "0644\n"), manifest("1", "", kVolume + "644\n"));
+  CHECK_FALSE(r.allowed);
+  CHECK(findings(r) ==
+        "new.yaml:17:17: spec.replicatedJobs[0].template.spec.template.spec.volumes[0].configMap."
+        "defaultMode: Invalid value: 644: field is immutable\n");
+}
+
+TEST_CASE("check allows what the cluster reads as unchanged and reports scales as it stores them",
+          "[cli][fidelity]") {
+  struct Row {
+    std::string name, old_text, new_text, warning;
+  };
+  const std::vector<Row> rows = {
+      {"stdin yes to true", manifest("1", "              stdin: yes\n"),
+       manifest("1", "              stdin: true\n"), ""},
+      {"defaultMode 1_000 to 1000", manifest("1", "", kVolume + "1_000\n"),
+       manifest("1", "", kVolume + "1000\n"), ""},
+      {"cpu 1 to \"1\"", manifest("1", "              resources: {limits: {cpu: 1}}\n"),
+       manifest("1", "              resources: {limits: {cpu: \"1\"}}\n"), ""},
+      {"replicas 3.0", manifest("1", ""), manifest("3.0", ""),
+       "replicatedJob \"w\" scaled up from 1 to 3: the JobSet controller will create Jobs js-w-1, "
+       "js-w-2"},
+      {"replicas 010 is 8", manifest("4", ""), manifest("010", ""),
+       "replicatedJob \"w\" scaled up from 4 to 8: the JobSet controller will create Jobs js-w-4 "
+       "... js-w-7 (4 Jobs)"},
+  };
+  for (const auto& row : rows) {
+    DYNAMIC_SECTION(row.name) {
+      const auto r = check_one(row.old_text, row.new_text);
+      CHECK(r.allowed);
+      CHECK(findings(r).empty());
+      CHECK(r.warnings == (row.warning.empty() ? std::vector<std::string>{}
+                                               : std::vector<std::string>{row.warning}));
+    }
+  }
+  const auto cpu = check_one(manifest("1", "              resources: {limits: {cpu: 010}}\n"),
+                             manifest("1", "              resources: {limits: {cpu: 10}}\n"));
+  CHECK_FALSE(cpu.allowed);
+}
+
+TEST_CASE("An unknown field is refused at its line with Strict, pruned with Warn and Ignore",
+          "[cli][fidelity]") {
+  const std::string old_text = manifest("1", "");
+  const std::string new_text = manifest("1", "              foo: bar\n");
+  const auto strict = check_one(old_text, new_text);
+  CHECK_FALSE(strict.allowed);
+  CHECK(
+      strict.message ==
+      R"(strict decoding error: unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo")");
+  CHECK(findings(strict) ==
+        "new.yaml:16:15: spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo: "
+        "Forbidden: strict decoding error: unknown field "
+        "\"spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo\"\n");
+
+  const auto warn = check_one(old_text, new_text, cli::FieldValidation::kWarn);
+  CHECK(warn.allowed);
+  CHECK(
+      warn.warnings ==
+      std::vector<std::string>{
+          R"(unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo")"});
+
+  const auto ignore = check_one(old_text, new_text, cli::FieldValidation::kIgnore);
+  CHECK(ignore.allowed);
+  CHECK(ignore.warnings.empty());
+
+  // Pruned on both sides, a field the CRD does not keep never counts as a change.
+  const auto meta_old = manifest("1", "");
+  std::string meta_new = meta_old;
+  meta_new.replace(meta_new.find("    template:\n"), 14,
+                   "    template:\n      metadata:\n        generateName: x-\n");
+  CHECK(check_one(meta_old, meta_new, cli::FieldValidation::kIgnore).allowed);
+  CHECK_FALSE(check_one(meta_old, meta_new).allowed);
+}
+
+TEST_CASE("kubectl's field validation names are parsed exactly", "[cli][fidelity]") {
+  CHECK(cli::parse_field_validation("Strict") == cli::FieldValidation::kStrict);
+  CHECK(cli::parse_field_validation("Warn") == cli::FieldValidation::kWarn);
+  CHECK(cli::parse_field_validation("Ignore") == cli::FieldValidation::kIgnore);
+  CHECK_FALSE(cli::parse_field_validation("strict").has_value());
+}

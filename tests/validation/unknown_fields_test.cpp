@@ -1,0 +1,74 @@
+#include "jobset_webhook/validation/unknown_fields.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/parsed.h"
+
+namespace v = jobset_webhook::validation;
+using jobset_webhook::testing::Parsed;
+
+namespace {
+
+// A JobSet with one ReplicatedJob; extra JSON members spliced into the places named.
+std::string jobset(const std::string& root = "", const std::string& rj = "",
+                   const std::string& job_meta = "", const std::string& container = "",
+                   const std::string& pod_spec = "") {
+  return R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",)" + root +
+         R"("metadata":{"name":"js","generateName":"x","foo":1},"status":{"bar":1},)"
+         R"("spec":{"replicatedJobs":[{"name":"w",)" +
+         rj + R"("template":{"metadata":{"labels":{"a":"b"})" + job_meta +
+         R"(},"spec":{"template":{"spec":{)" + pod_spec +
+         R"("containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":1}})" + container +
+         R"(}]}}}}}]}})";
+}
+
+std::string found(const std::string& text) {
+  const Parsed js(text);
+  std::string out;
+  for (const auto& f : v::unknown_fields(js)) out += (out.empty() ? "" : ", ") + f.path;
+  return out;
+}
+
+}  // namespace
+
+// pruning.PruneWithOptions (apiextensions-apiserver pkg/apiserver/schema/pruning/algorithm.go):
+// a key that neither Properties nor AdditionalProperties declares is recorded at its path (keys
+// joined by ".", indices in brackets) and the paths are sorted; metadata at the root is left to
+// the ObjectMeta code, and so is status here.
+TEST_CASE("Unknown fields are found at the API server's paths, sorted", "[validation][unknown]") {
+  struct Row {
+    std::string name, json, want;
+  };
+  const std::vector<Row> rows = {
+      {"nothing unknown", jobset(), ""},
+      {"a container field", jobset("", "", "", R"(,"foo":"bar")"),
+       "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"},
+      {"embedded ObjectMeta keeps five fields", jobset("", "", R"(,"generateName":"g","uid":"u")"),
+       "spec.replicatedJobs[0].template.metadata.generateName, "
+       "spec.replicatedJobs[0].template.metadata.uid"},
+      {"a ReplicatedJob field", jobset("", R"("replica":3,)"), "spec.replicatedJobs[0].replica"},
+      {"a root field", jobset(R"("extra":{"x":1},)"), "extra"},
+      {"map keys are declared", jobset("", "", "", "", R"("nodeSelector":{"any.key/x":"v"},)"), ""},
+      {"under a map value", jobset("", "", "", "", R"("overhead":{"cpu":"1"},)"), ""},
+      {"sorted by path",
+       jobset("", R"("zz":1,)", "", R"(,"foo":1)", R"("hostNetwork":true,"bogus":1,)"),
+       "spec.replicatedJobs[0].template.spec.template.spec.bogus, "
+       "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo, "
+       "spec.replicatedJobs[0].zz"},
+  };
+  for (const auto& r : rows) {
+    DYNAMIC_SECTION(r.name) { CHECK(found(r.json) == r.want); }
+  }
+}
+
+TEST_CASE("Unknown fields carry their JSON pointer and the API server's message",
+          "[validation][unknown]") {
+  const Parsed js(jobset("", "", "", R"(,"foo":"bar")"));
+  const auto fields = v::unknown_fields(js);
+  REQUIRE(fields.size() == 1);
+  CHECK(fields[0].tokens == std::vector<std::string>{"spec", "replicatedJobs", "0", "template",
+                                                     "spec", "template", "spec", "containers", "0",
+                                                     "foo"});
+  CHECK(v::unknown_field_message(fields[0]) ==
+        R"(unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo")");
+}
