@@ -55,14 +55,15 @@ int main(int argc, char** argv) {
       app.add_subcommand("check",
                          "Check a change of JobSet manifests offline, as the cluster would admit "
                          "it (exit 0 allowed, 1 denied, 2 unusable input)");
-  check_cmd
-      ->add_option("--old", check.old_paths,
-                   std::string("Manifests before the change: ") + kPathHelp)
-      ->required();
-  check_cmd
-      ->add_option("--new", check.new_paths,
-                   std::string("Manifests after the change: ") + kPathHelp)
-      ->required();
+  check_cmd->add_option("--old", check.old_paths,
+                        std::string("Manifests before the change: ") + kPathHelp);
+  check_cmd->add_option("--new", check.new_paths,
+                        std::string("Manifests after the change: ") + kPathHelp);
+  check_cmd->add_option("--base", check.base,
+                        "Instead of --old and --new: compare PATHs as they are at this git "
+                        "revision (read with git, nothing checked out) with the working tree");
+  check_cmd->add_option("paths", check.paths,
+                        "With --base: files or directories, relative to the current directory");
   check_cmd->add_option("--config", check.config, "Policy file (YAML or JSON)");
   check_cmd->add_option("--format", check.format, "Output format")
       ->check(CLI::IsMember(kFormats))

@@ -8,7 +8,9 @@
 #include "cli/json_view_internal.h"
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/cli/cluster_defaults.h"
+#include "jobset_webhook/cli/pairing.h"
 #include "jobset_webhook/decide.h"
+#include "jobset_webhook/validation/scale_warnings.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -52,7 +54,10 @@ bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetRe
   std::string joined;
   for (const auto& field : js.unknown) {
     const std::string message = validation::unknown_field_message(field);
-    if (field_validation == FieldValidation::kWarn) result.warnings.push_back(message);
+    if (field_validation == FieldValidation::kWarn) {
+      result.warnings.push_back(message);
+      result.warning_locations.push_back(locate_tokens(*js.manifest, field.tokens));
+    }
     if (field_validation != FieldValidation::kStrict) continue;
     joined += (joined.empty() ? "" : ", ") + message;
     result.findings.push_back(
@@ -115,6 +120,20 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
   return {true, field::BadValue::of(*value).printed()};
 }
 
+// Where a warning points: a scale warning at its ReplicatedJob's replicas, or at its name when
+// the manifest leaves replicas to its default; any other warning at the object.
+Location warning_location(const std::string& warning, const JobSetManifest& manifest) {
+  const Json* rjobs = find(manifest.object, {"spec", "replicatedJobs"});
+  for (std::size_t i = 0; rjobs != nullptr && rjobs->is_array() && i < rjobs->size(); ++i) {
+    const std::string name = replicated_job_name(manifest.object, i);
+    if (name.empty() || warning.rfind(validation::scale_warning_prefix(name), 0) != 0) continue;
+    const std::string path = "spec.replicatedJobs[" + std::to_string(i) + "]";
+    if (auto at = manifest.mark_of(path + ".replicas")) return *at;
+    return manifest.locate(path + ".name");
+  }
+  return manifest.where();
+}
+
 Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js,
                            const Policy& policy, FieldValidation field_validation) {
   JobSetResult result;
@@ -141,13 +160,18 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   if (!decision.allowed)
     result.message = admission::rejection_message(request.name, decision.errors);
   for (const auto& error : field::deduplicated(decision.errors)) {
-    Finding finding{error, js.manifest->locate(error.field), std::nullopt};
+    // An upstream error without a field points at the field that caused it.
+    Finding finding{error, js.manifest->locate(error.origin.empty() ? error.field : error.origin),
+                    std::nullopt};
     if (old_js != nullptr && error.type == field::ErrorType::kInvalid) {
       finding.old_value = old_value_of(error, old_js->object, js.object);
     }
     result.findings.push_back(std::move(finding));
   }
-  result.warnings.insert(result.warnings.end(), decision.warnings.begin(), decision.warnings.end());
+  for (const auto& warning : decision.warnings) {
+    result.warnings.push_back(warning);
+    result.warning_locations.push_back(warning_location(warning, *js.manifest));
+  }
   return result;
 }
 
@@ -192,43 +216,37 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
   report.command = "check";
   report.skipped = new_side.skipped;
 
-  std::map<std::string, const JobSetManifest*> old_by_name;
   for (const auto& js : old_side.jobsets) {
+    // A generateName JobSet gets a new name on every create: there is nothing to match it with.
     if (js.name.empty()) {
-      // A generateName JobSet gets a new name on every create: there is nothing to match it with.
       report.skipped.push_back(
           {js.where(), js.object.value("apiVersion", ""), js.object.value("kind", ""), ""});
-    } else {
-      old_by_name.emplace(js.display_name(), &js);
     }
   }
-  std::map<std::string, bool> matched;
-  for (const auto& js : new_side.jobsets) {
-    auto stored = stored_form(js, policy);
-    if (!stored.ok()) return stored.failure();
-    const auto old_it = js.name.empty() ? old_by_name.end() : old_by_name.find(js.display_name());
-    if (old_it == old_by_name.end()) {
-      auto created = judge(Change::kCreate, stored.value(), nullptr, policy, field_validation);
-      if (!created.ok()) return created.failure();
-      report.jobsets.push_back(std::move(created).value());
+  for (const auto& pairing : pair_jobsets(old_side, new_side)) {
+    if (pairing.new_js == nullptr) {
+      const auto& js = *pairing.old_js;
+      JobSetResult deleted;
+      deleted.change = Change::kDelete;
+      deleted.namespace_name = js.namespace_name;
+      deleted.name = js.name;
+      deleted.where = js.where();
+      report.jobsets.push_back(std::move(deleted));
       continue;
     }
-    matched[old_it->first] = true;
-    auto old_stored = stored_form(*old_it->second, policy);
-    if (!old_stored.ok()) return old_stored.failure();
-    auto updated =
-        judge(Change::kUpdate, stored.value(), &old_stored.value(), policy, field_validation);
-    if (!updated.ok()) return updated.failure();
-    report.jobsets.push_back(std::move(updated).value());
-  }
-  for (const auto& js : old_side.jobsets) {
-    if (js.name.empty() || matched.count(js.display_name()) > 0) continue;
-    JobSetResult deleted;
-    deleted.change = Change::kDelete;
-    deleted.namespace_name = js.namespace_name;
-    deleted.name = js.name;
-    deleted.where = js.where();
-    report.jobsets.push_back(std::move(deleted));
+    auto stored = stored_form(*pairing.new_js, policy);
+    if (!stored.ok()) return stored.failure();
+    std::optional<Stored> old_stored;
+    if (pairing.old_js != nullptr) {
+      auto old_form = stored_form(*pairing.old_js, policy);
+      if (!old_form.ok()) return old_form.failure();
+      old_stored = std::move(old_form).value();
+    }
+    auto judged = judge(old_stored ? Change::kUpdate : Change::kCreate, stored.value(),
+                        old_stored ? &*old_stored : nullptr, policy, field_validation);
+    if (!judged.ok()) return judged.failure();
+    judged.value().note = pairing.note;
+    report.jobsets.push_back(std::move(judged).value());
   }
   return report;
 }

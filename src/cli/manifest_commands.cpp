@@ -3,12 +3,14 @@
 // stderr.
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "jobset_webhook/cli/check.h"
 #include "jobset_webhook/cli/cluster_defaults.h"
 #include "jobset_webhook/cli/commands.h"
 #include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/cli/git_source.h"
 #include "jobset_webhook/cli/manifests.h"
 #include "jobset_webhook/cli/report.h"
 
@@ -44,11 +46,69 @@ int emit(const Result<Report>& report, std::string_view command, const std::stri
 
 }  // namespace
 
+namespace {
+
+// Which flags check takes together: --old and --new, or --base and paths.
+std::optional<Failure> check_usage(const CheckOptions& options) {
+  if (!options.base.empty()) {
+    if (!options.old_paths.empty() || !options.new_paths.empty())
+      return Failure{400, "--base compares PATHs at REF with the working tree: no --old or --new"};
+    if (options.paths.empty())
+      return Failure{400, "--base needs the PATHs to compare (files or directories, e.g. .)"};
+    return std::nullopt;
+  }
+  if (!options.paths.empty())
+    return Failure{400, "PATHs are for --base REF; give --old and --new otherwise"};
+  if (options.old_paths.empty()) return Failure{400, "--old is required (or --base REF PATH...)"};
+  if (options.new_paths.empty()) return Failure{400, "--new is required (or --base REF PATH...)"};
+  return std::nullopt;
+}
+
+// The working tree against a commit: a path that no longer exists there holds nothing (its
+// JobSets are deleted), as a path that did not exist at the commit holds nothing there.
+class WorkingTree : public FileSystem {
+ public:
+  Result<std::vector<std::string>> expand(const std::string& path) const override {
+    std::error_code ec;
+    if (path != "-" && !std::filesystem::exists(path, ec) && !ec) return std::vector<std::string>{};
+    return FileSystem::expand(path);
+  }
+};
+
+// A path in neither the working tree nor the commit is a mistake, not an empty side.
+std::optional<Failure> missing_on_both_sides(const std::vector<std::string>& paths,
+                                             const FileSource& at_base, const std::string& ref) {
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (path == "-" || std::filesystem::exists(path, ec)) continue;
+    auto files = at_base.expand(path);
+    if (!files.ok()) return files.failure();
+    if (files.value().empty())
+      return Failure{400, path + ": No such file or directory, here or at " + ref};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 int check(const CheckOptions& options) {
-  if (auto problem = stdin_once({&options.old_paths, &options.new_paths}))
+  if (auto problem = check_usage(options)) return unusable("check", *problem);
+  if (auto problem = stdin_once({&options.old_paths, &options.new_paths, &options.paths}))
     return unusable("check", *problem);
   const auto policy = policy_from(options.config);
   if (!policy.ok()) return unusable("check", policy.failure());
+  if (!options.base.empty()) {
+    const auto at_base = git_source(options.base);
+    if (!at_base.ok()) return unusable("check", at_base.failure());
+    if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
+      return unusable("check", *problem);
+    const auto old_side = load_manifests(options.paths, *at_base.value());
+    if (!old_side.ok()) return unusable("check", old_side.failure());
+    const auto new_side = load_manifests(options.paths, WorkingTree());
+    if (!new_side.ok()) return unusable("check", new_side.failure());
+    return emit(check_manifests(old_side.value(), new_side.value(), policy.value()), "check",
+                options.format);
+  }
   const auto old_side = load_manifests(options.old_paths);
   if (!old_side.ok()) return unusable("check", old_side.failure());
   const auto new_side = load_manifests(options.new_paths);

@@ -95,7 +95,8 @@ class Reader {
   Manifests manifests;
 
   // One object of a file: a JobSet, a List of objects, or another kind.
-  std::optional<Failure> add(Json object, const std::string& file, Marks marks) {
+  std::optional<Failure> add(Json object, const std::string& file, const std::string& relative,
+                             Marks marks) {
     const Location where = location_of(file, marks, "");
     if (!object.is_object())
       return failure_at(where, "a document must be a Kubernetes object (a mapping), got " +
@@ -106,7 +107,7 @@ class Reader {
       return failure_at(where, "not a Kubernetes object: kind is missing or not a string");
     if (api_version == nullptr)
       return failure_at(where, "not a Kubernetes object: apiVersion is missing or not a string");
-    if (is_list(object)) return add_items(object, file, marks);
+    if (is_list(object)) return add_items(object, file, relative, marks);
     const std::string jobset_api_version =
         std::string(admission::kGroup) + "/" + std::string(admission::kVersion);
     if (*kind != admission::kKind || *api_version != jobset_api_version) {
@@ -125,29 +126,33 @@ class Reader {
       js.generate_name = *generate;
     js.object = std::move(object);
     js.file = file;
+    js.relative = relative;
     js.marks = std::move(marks);
     manifests.jobsets.push_back(std::move(js));
     return std::nullopt;
   }
 
-  std::optional<Failure> add_text(std::string_view text, const std::string& file) {
+  std::optional<Failure> add_text(std::string_view text, const std::string& file,
+                                  const std::string& relative) {
     auto docs = parse_located_documents(text, file);
     if (!docs.ok()) return docs.failure();
     for (auto& doc : docs.value()) {
-      if (auto problem = add(std::move(doc.value), file, std::move(doc.marks))) return problem;
+      if (auto problem = add(std::move(doc.value), file, relative, std::move(doc.marks)))
+        return problem;
     }
     return std::nullopt;
   }
 
  private:
-  std::optional<Failure> add_items(const Json& list, const std::string& file, const Marks& marks) {
+  std::optional<Failure> add_items(const Json& list, const std::string& file,
+                                   const std::string& relative, const Marks& marks) {
     const Json& items = list["items"];
     if (items.is_null()) return std::nullopt;
     if (!items.is_array())
       return failure_at(location_of(file, marks, "/items"), "items of a List must be a list");
     for (std::size_t i = 0; i < items.size(); ++i) {
       const std::string prefix = "/items/" + std::to_string(i);
-      if (auto problem = add(items[i], file, marks_below(marks, prefix))) return problem;
+      if (auto problem = add(items[i], file, relative, marks_below(marks, prefix))) return problem;
     }
     return std::nullopt;
   }
@@ -158,8 +163,11 @@ bool is_manifest_file(const fs::path& path) {
   return ext == ".yaml" || ext == ".yml" || ext == ".json";
 }
 
-// The files a path names, sorted when it is a directory.
-Result<std::vector<std::string>> expand(const std::string& path) {
+}  // namespace
+
+bool is_manifest_file_name(std::string_view name) { return is_manifest_file(fs::path(name)); }
+
+Result<std::vector<std::string>> FileSystem::expand(const std::string& path) const {
   if (path == "-") return std::vector<std::string>{path};
   std::error_code ec;
   const auto status = fs::status(path, ec);
@@ -170,14 +178,29 @@ Result<std::vector<std::string>> expand(const std::string& path) {
   for (; !ec && it != end; it.increment(ec)) {
     std::error_code type_ec;
     if (it->is_regular_file(type_ec) && is_manifest_file(it->path()))
-      files.push_back(it->path().string());
+      files.push_back(it->path().lexically_normal().string());
   }
   if (ec) return Failure{400, path + ": " + ec.message()};
   std::sort(files.begin(), files.end());
   return files;
 }
 
-}  // namespace
+Result<std::string> FileSystem::read(const std::string& file) const { return read_input(file); }
+
+std::string FileSystem::display_name(const std::string& file) const {
+  return file == "-" ? std::string(kStdinName) : file;
+}
+
+std::string relative_below(const std::string& file, const std::string& root) {
+  if (file == "-") return std::string(kStdinName);
+  const fs::path f = fs::path(file).lexically_normal();
+  fs::path r = fs::path(root).lexically_normal();
+  if (!r.empty() && !r.has_filename()) r = r.parent_path();
+  if (f == r) return f.filename().string();
+  const fs::path below = f.lexically_relative(r);
+  if (below.empty() || *below.begin() == "..") return f.filename().string();
+  return below.string();
+}
 
 std::string Location::to_string() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
@@ -188,6 +211,12 @@ std::string JobSetManifest::display_name() const {
 }
 
 Location JobSetManifest::where() const { return location_of(file, marks, ""); }
+
+std::optional<Location> JobSetManifest::mark_of(std::string_view field_path) const {
+  const auto it = marks.find(json_pointer(field_path_tokens(field_path)));
+  if (it == marks.end()) return std::nullopt;
+  return Location{file, it->second.line, it->second.column};
+}
 
 Location JobSetManifest::locate(std::string_view field_path) const {
   auto tokens = field_path_tokens(field_path);
@@ -236,20 +265,30 @@ std::string json_pointer(const std::vector<std::string>& tokens) {
 
 Result<Manifests> parse_manifests(std::string_view text, const std::string& file) {
   Reader reader;
-  if (auto problem = reader.add_text(text, file)) return *problem;
+  if (auto problem = reader.add_text(text, file, relative_below(file, file))) return *problem;
   return std::move(reader.manifests);
 }
 
 Result<Manifests> load_manifests(const std::vector<std::string>& paths) {
+  return load_manifests(paths, FileSystem());
+}
+
+Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source) {
   Reader reader;
-  for (const auto& path : paths) {
-    auto files = expand(path);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
+    auto files = source.expand(path);
     if (!files.ok()) return files.failure();
     for (const auto& file : files.value()) {
-      auto text = read_input(file);
+      auto text = source.read(file);
       if (!text.ok()) return text.failure();
-      if (auto problem =
-              reader.add_text(text.value(), file == "-" ? std::string(kStdinName) : file))
+      // A file named as an argument is placed by its argument's position, so that `--old a.yaml
+      // --new b.yaml` (or a rendered `--new -`) compares the two as one file.
+      const bool is_argument =
+          file == "-" || fs::path(file).lexically_normal() == fs::path(path).lexically_normal();
+      const std::string relative =
+          is_argument ? "argument " + std::to_string(i + 1) : relative_below(file, path);
+      if (auto problem = reader.add_text(text.value(), source.display_name(file), relative))
         return *problem;
     }
   }
@@ -257,14 +296,15 @@ Result<Manifests> load_manifests(const std::vector<std::string>& paths) {
 }
 
 std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_view side) {
-  std::map<std::string, const JobSetManifest*> seen;
+  std::map<std::pair<std::string, std::string>, const JobSetManifest*> seen;
   for (const auto& js : manifests.jobsets) {
     if (js.name.empty()) continue;
-    const auto [it, inserted] = seen.emplace(js.display_name(), &js);
+    const auto [it, inserted] = seen.emplace(std::pair{js.file, js.display_name()}, &js);
     if (!inserted) {
       return Failure{400, js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
-                              js.display_name() + " twice (first at " +
-                              it->second->where().to_string() + "); a cluster holds one"};
+                              js.display_name() + " twice in one file (first at " +
+                              it->second->where().to_string() +
+                              "); applying the file keeps only the last"};
     }
   }
   return std::nullopt;

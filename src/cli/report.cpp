@@ -42,6 +42,10 @@ std::string JobSetResult::display_name() const {
   return namespace_name + "/" + (name.empty() ? generate_name + "*" : name);
 }
 
+Location JobSetResult::warning_location(std::size_t i) const {
+  return i < warning_locations.size() ? warning_locations[i] : where;
+}
+
 std::size_t Report::count(Change change) const {
   return static_cast<std::size_t>(std::count_if(
       jobsets.begin(), jobsets.end(), [&](const JobSetResult& r) { return r.change == change; }));
@@ -77,6 +81,10 @@ std::string finding_text(const Finding& finding) {
 
 std::string deletion_text(const JobSetResult& result) {
   return "JobSet " + result.display_name() + " deleted (only in --old)";
+}
+
+std::string note_text(const JobSetResult& result) {
+  return "JobSet " + result.display_name() + ": " + result.note;
 }
 
 std::string valid_utf8(std::string_view text) {

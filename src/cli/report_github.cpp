@@ -52,9 +52,11 @@ std::string render_github(const Report& report) {
     }
     const std::string title =
         "JobSet " + js.display_name() + " (" + std::string(change_name(js.change)) + ")";
+    if (!js.note.empty()) out += command("notice", js.where, title, note_text(js));
     for (const auto& finding : js.findings)
       out += command("error", finding.where, title, finding_text(finding));
-    for (const auto& warning : js.warnings) out += command("warning", js.where, title, warning);
+    for (std::size_t i = 0; i < js.warnings.size(); ++i)
+      out += command("warning", js.warning_location(i), title, js.warnings[i]);
   }
   out += escape_data(report.summary()) + "\n";
   return valid_utf8(out);

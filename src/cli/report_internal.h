@@ -15,6 +15,9 @@ std::string finding_text(const Finding& finding);
 // "JobSet default/gone deleted (only in --old)".
 std::string deletion_text(const JobSetResult& result);
 
+// "JobSet default/train: <note>" for a pairing note.
+std::string note_text(const JobSetResult& result);
+
 // Valid UTF-8: each byte of an invalid sequence becomes U+FFFD.
 std::string valid_utf8(std::string_view text);
 

@@ -37,6 +37,13 @@ Json jobset_json(const JobSetResult& js) {
   out["findings"] = Json::array();
   for (const auto& finding : js.findings) out["findings"].push_back(finding_json(finding));
   out["warnings"] = js.warnings;
+  out["warningLocations"] = Json::array();
+  for (std::size_t i = 0; i < js.warnings.size(); ++i) {
+    Json where = Json::object();
+    put_location(where, js.warning_location(i));
+    out["warningLocations"].push_back(std::move(where));
+  }
+  if (!js.note.empty()) out["note"] = js.note;
   return out;
 }
 

@@ -55,7 +55,10 @@ std::string testcase(const JobSetResult& js) {
   }
   std::string system_out;
   if (js.change == Change::kDelete) system_out += deletion_text(js) + "\n";
-  for (const auto& warning : js.warnings) system_out += "warning: " + warning + "\n";
+  if (!js.note.empty()) system_out += "note: " + note_text(js) + "\n";
+  for (std::size_t i = 0; i < js.warnings.size(); ++i) {
+    system_out += js.warning_location(i).to_string() + ": warning: " + js.warnings[i] + "\n";
+  }
   if (!system_out.empty())
     out += "      <system-out>" + xml(system_out, XmlPlace::kText) + "</system-out>\n";
   out += "    </testcase>\n";

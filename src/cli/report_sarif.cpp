@@ -10,6 +10,7 @@ namespace jobset_webhook::cli {
 namespace {
 
 constexpr std::string_view kWarningRule = "AdmissionWarning";
+constexpr std::string_view kPairingRule = "JobSetPairing";
 
 // A relative URI reference for a file name: unreserved characters and '/' kept, the rest
 // percent-encoded.
@@ -76,10 +77,16 @@ std::string render_sarif(const Report& report) {
                                     "JobSet " + js.display_name() + ": " + finding_text(finding),
                                     finding.where));
     }
-    for (const auto& warning : js.warnings) {
+    for (std::size_t i = 0; i < js.warnings.size(); ++i) {
       const auto rule = rules.index(kWarningRule, "A warning of the JobSet admission webhook");
       results.push_back(result_json(kWarningRule, rule, "warning",
-                                    "JobSet " + js.display_name() + ": " + warning, js.where));
+                                    "JobSet " + js.display_name() + ": " + js.warnings[i],
+                                    js.warning_location(i)));
+    }
+    if (!js.note.empty()) {
+      const auto rule =
+          rules.index(kPairingRule, "How a JobSet was paired with the base when not by its path");
+      results.push_back(result_json(kPairingRule, rule, "note", note_text(js), js.where));
     }
   }
   Json driver = {

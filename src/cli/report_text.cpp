@@ -12,10 +12,11 @@ std::string render_text(const Report& report) {
       out += js.where.to_string() + ": note: " + deletion_text(js) + "\n";
       continue;
     }
+    if (!js.note.empty()) out += js.where.to_string() + ": note: " + note_text(js) + "\n";
     for (const auto& finding : js.findings)
       out += finding.where.to_string() + ": " + finding_text(finding) + "\n";
-    for (const auto& warning : js.warnings)
-      out += js.where.to_string() + ": warning: " + warning + "\n";
+    for (std::size_t i = 0; i < js.warnings.size(); ++i)
+      out += js.warning_location(i).to_string() + ": warning: " + js.warnings[i] + "\n";
   }
   out += report.summary() + "\n";
   return out;

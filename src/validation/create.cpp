@@ -108,7 +108,8 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
   if (pods > kMaxInt32) {
     errs.push_back(plain_error(
         "the product of replicas and parallelism must not exceed 2147483647 for replicatedJob '" +
-        std::string(name) + "'"));
+            std::string(name) + "'",
+        path.child("replicas")));
   }
 
   // R6: the group name becomes a label and part of DNS names.
@@ -142,11 +143,13 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
   }
 
   // R9: a ReplicatedJob may depend only on itself or earlier ones (upstream allows itself).
-  for (const auto& dep : items_of(member(rjob, "dependsOn"))) {
-    const auto dep_name = string_or_empty(member(dep, "name"));
+  const auto deps = items_of(member(rjob, "dependsOn"));
+  for (std::size_t d = 0; d < deps.size(); ++d) {
+    const auto dep_name = string_or_empty(member(deps[d], "name"));
     if (!names_so_far.contains(dep_name)) {
       errs.push_back(plain_error("replicatedJob: " + std::string(name) +
-                                 " cannot depend on replicatedJob: " + std::string(dep_name)));
+                                     " cannot depend on replicatedJob: " + std::string(dep_name),
+                                 path.child("dependsOn").index(d).child("name")));
     }
   }
 
@@ -155,8 +158,10 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
 
 }  // namespace
 
-field::Error plain_error(std::string message) {
-  return field::internal_error(field::Path(), message);
+field::Error plain_error(std::string message, const field::Path& origin) {
+  auto error = field::internal_error(field::Path(), message);
+  if (!origin.empty()) error.origin = origin.to_string();
+  return error;
 }
 
 std::string_view replicated_job_name(JsonView rjob) {
@@ -190,13 +195,16 @@ field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
   if (!policy.feature_gates.in_place_restart && failure_policy && in_place_restart) {
     errs.push_back(
         plain_error("InPlaceRestart restart strategy cannot be set when InPlaceRestart feature "
-                    "gate is disabled"));
+                    "gate is disabled",
+                    field::Path("spec").child("failurePolicy", "restartStrategy")));
   }
 
   // R2: the first ReplicatedJob has nothing to wait for. An explicit empty list counts, as a
   // non-nil slice does upstream.
   if (!in.replicated_jobs.empty() && member(in.replicated_jobs.front(), "dependsOn")) {
-    errs.push_back(plain_error("DependsOn can't be set for the first ReplicatedJob"));
+    errs.push_back(
+        plain_error("DependsOn can't be set for the first ReplicatedJob",
+                    field::Path("spec").child("replicatedJobs").index(0).child("dependsOn")));
   }
 
   validate_subdomain(in.spec, errs);
@@ -210,11 +218,14 @@ field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
   }
 
   // R11: success policy targets must exist.
-  for (const auto& target : items_of(at(in.spec, {"successPolicy", "targetReplicatedJobs"}))) {
-    const auto target_name = string_or_empty(target);
+  const auto targets = items_of(at(in.spec, {"successPolicy", "targetReplicatedJobs"}));
+  for (std::size_t t = 0; t < targets.size(); ++t) {
+    const auto target_name = string_or_empty(targets[t]);
     if (!in.replicated_job_names.contains(target_name)) {
-      errs.push_back(plain_error("invalid replicatedJob name '" + std::string(target_name) +
-                                 "' does not appear in .spec.ReplicatedJobs"));
+      errs.push_back(
+          plain_error("invalid replicatedJob name '" + std::string(target_name) +
+                          "' does not appear in .spec.ReplicatedJobs",
+                      field::Path("spec").child("successPolicy", "targetReplicatedJobs").index(t)));
     }
   }
 

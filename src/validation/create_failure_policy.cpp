@@ -56,22 +56,34 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
     return is_restart_job_action(string_or_empty(member(rule, "action")));
   });
   if (has_restart_job) {
+    const auto rules_path = field::Path("spec").child("failurePolicy", "rules");
+    const auto first_restart_job = static_cast<std::size_t>(
+        std::find_if(rules.begin(), rules.end(),
+                     [](JsonView rule) {
+                       return is_restart_job_action(string_or_empty(member(rule, "action")));
+                     }) -
+        rules.begin());
     if (!in.policy.feature_gates.restart_job) {
       // Upstream stops here: the other failure-policy checks do not run.
       errs.push_back(
           plain_error("RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are "
                       "not allowed when RestartJob "
-                      "feature gate is disabled"));
+                      "feature gate is disabled",
+                      rules_path.index(first_restart_job).child("action")));
       return;
     }
-    const bool too_many = std::any_of(
+    const auto too_many = std::find_if(
         in.replicated_jobs.begin(), in.replicated_jobs.end(),
         [](JsonView rjob) { return replicated_job_replicas(rjob) > kMaxReplicasPerReplicatedJob; });
-    if (too_many) {
+    if (too_many != in.replicated_jobs.end()) {
       errs.push_back(
           plain_error("JobSet cannot have a failure policy rule with RestartJob or "
                       "RestartJobAndIgnoreMaxRestarts action and a "
-                      "replicated job with replicas > 1024"));
+                      "replicated job with replicas > 1024",
+                      field::Path("spec")
+                          .child("replicatedJobs")
+                          .index(static_cast<std::size_t>(too_many - in.replicated_jobs.begin()))
+                          .child("replicas")));
     }
   }
 
@@ -79,12 +91,16 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
   // map here, so its order across several repeated names is random; first use is ours.
   std::vector<std::pair<std::string_view, std::vector<std::size_t>>> by_name;
   std::unordered_map<std::string_view, std::size_t> position;  // name -> its entry in by_name
+  const auto rule_path = [](std::size_t i) {
+    return field::Path("spec").child("failurePolicy", "rules").index(i);
+  };
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const auto name = string_or_empty(member(rules[i], "name"));
     if (name.size() < kMinRuleNameLength || name.size() > kMaxRuleNameLength) {
       errs.push_back(plain_error(
           "invalid failure policy rule name of length " + std::to_string(name.size()) +
-          ", the rule name must be at least 1 characters long and at most 128 characters long"));
+              ", the rule name must be at least 1 characters long and at most 128 characters long",
+          rule_path(i).child("name")));
     }
     if (const auto [it, added] = position.emplace(name, by_name.size()); added) {
       by_name.push_back({name, {i}});
@@ -94,31 +110,40 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
     if (!is_rule_name(name)) {
       errs.push_back(plain_error(
           "invalid failure policy rule name '" + std::string(name) +
-          "', a failure policy rule name must start with an alphabetic character, optionally "
-          "followed by a string of "
-          "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'"));
+              "', a failure policy rule name must start with an alphabetic character, optionally "
+              "followed by a string of "
+              "alphanumeric characters or '_,:', and must end with an alphanumeric character or "
+              "'_'",
+          rule_path(i).child("name")));
     }
-    for (const auto& target : items_of(member(rules[i], "targetReplicatedJobs"))) {
-      const auto target_name = string_or_empty(target);
+    const auto targets = items_of(member(rules[i], "targetReplicatedJobs"));
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const auto target_name = string_or_empty(targets[t]);
       if (!in.replicated_job_names.contains(target_name)) {
-        errs.push_back(plain_error("invalid replicatedJob name '" + std::string(target_name) +
-                                   "' in failure policy does not appear in .spec.ReplicatedJobs"));
+        errs.push_back(
+            plain_error("invalid replicatedJob name '" + std::string(target_name) +
+                            "' in failure policy does not appear in .spec.ReplicatedJobs",
+                        rule_path(i).child("targetReplicatedJobs").index(t)));
       }
     }
-    for (const auto& reason : items_of(member(rules[i], "onJobFailureReasons"))) {
-      const auto reason_text = string_or_empty(reason);
+    const auto reasons = items_of(member(rules[i], "onJobFailureReasons"));
+    for (std::size_t r = 0; r < reasons.size(); ++r) {
+      const auto reason_text = string_or_empty(reasons[r]);
       if (std::find(kValidOnJobFailureReasons.begin(), kValidOnJobFailureReasons.end(),
                     reason_text) == kValidOnJobFailureReasons.end()) {
         errs.push_back(plain_error("invalid job failure reason '" + std::string(reason_text) +
-                                   "' in failure policy is not a recognized job failure reason"));
+                                       "' in failure policy is not a recognized job failure reason",
+                                   rule_path(i).child("onJobFailureReasons").index(r)));
       }
     }
   }
   for (const auto& [name, indices] : by_name) {
     if (indices.size() > 1) {
+      // At the second rule that repeats the name.
       errs.push_back(plain_error("rule names are not unique, rules with indices " +
-                                 go_int_list(indices) + " all have the same name '" +
-                                 std::string(name) + "'"));
+                                     go_int_list(indices) + " all have the same name '" +
+                                     std::string(name) + "'",
+                                 rule_path(indices[1]).child("name")));
     }
   }
 }

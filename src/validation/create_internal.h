@@ -23,8 +23,9 @@ struct CreateInput {
   const Policy& policy;
 };
 
-// A plain upstream error (fmt.Errorf): an Internal error that names no field.
-field::Error plain_error(std::string message);
+// A plain upstream error (fmt.Errorf): an Internal error that names no field. origin is the field
+// that caused it (field::Error::origin), for reports that point at a line; it is never printed.
+field::Error plain_error(std::string message, const field::Path& origin = {});
 
 // A ReplicatedJob's fields as Go decodes them: absent is the zero value.
 std::string_view replicated_job_name(JsonView rjob);

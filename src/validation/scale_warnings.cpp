@@ -21,7 +21,7 @@ std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t
 }
 
 std::string warning_for(std::string_view jobset, const ReplicasChange& c) {
-  const std::string head = "replicatedJob \"" + c.replicated_job + "\" scaled " +
+  const std::string head = scale_warning_prefix(c.replicated_job) +
                            (c.new_replicas < c.old_replicas ? "down from " : "up from ") +
                            std::to_string(c.old_replicas) + " to " +
                            std::to_string(c.new_replicas) + ": ";
@@ -36,6 +36,10 @@ std::string warning_for(std::string_view jobset, const ReplicasChange& c) {
 }
 
 }  // namespace
+
+std::string scale_warning_prefix(std::string_view replicated_job) {
+  return "replicatedJob \"" + std::string(replicated_job) + "\" scaled ";
+}
 
 std::string child_job_name(std::string_view jobset, std::string_view replicated_job,
                            std::int64_t index) {

@@ -353,17 +353,17 @@ TEST_CASE("JobSets are matched by namespace and name: new ones are created, miss
         "skipped");
 }
 
-TEST_CASE("A JobSet named twice on one side makes check and validate fail", "[cli][check]") {
+TEST_CASE("A JobSet named twice in one file makes check and validate fail", "[cli][check]") {
   const Json a = jobset("a", "[]");
   const auto twice = manifests_of({a, a}, "twice.yaml");
   const auto check = cli::check_manifests(twice, twice, Policy{});
   REQUIRE_FALSE(check.ok());
   CHECK(check.failure().message ==
-        "twice.yaml:10:1: --old holds JobSet default/a twice (first at twice.yaml:2:1); a cluster "
-        "holds one");
+        "twice.yaml:10:1: --old holds JobSet default/a twice in one file (first at "
+        "twice.yaml:2:1); applying the file keeps only the last");
   const auto validate = cli::validate_manifests(twice, Policy{});
   REQUIRE_FALSE(validate.ok());
-  CHECK(validate.failure().message.find("the input holds JobSet default/a twice") !=
+  CHECK(validate.failure().message.find("the input holds JobSet default/a twice in one file") !=
         std::string::npos);
 }
 

@@ -74,8 +74,9 @@ TEST_CASE("Scaling an example up or down passes; changing its image fails at the
       CHECK(r.err.empty());
       CHECK(r.out.find("check: 1 JobSet: 0 denied, 1 allowed (1 updated, 0 created); 0 deleted; 0 "
                        "other objects skipped\n") != std::string::npos);
+      // At the replicas line, written below `- name: workers` (line 7).
       if (replicas != 1)
-        CHECK(r.out.find(scaled + ":1:1: warning: replicatedJob \"workers\" scaled ") == 0);
+        CHECK(r.out.find(scaled + ":8:5: warning: replicatedJob \"workers\" scaled ") == 0);
     }
   }
   SECTION("an image change") {
@@ -300,8 +301,9 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][man
        "jobset-webhook validate: <stdin>:3:1: duplicate key \"kind\"\n"},
       {"duplicate JobSet names", "check --old " + good + " --new -",
        parallel + "\n---\n" + parallel,
-       "jobset-webhook check: <stdin>:39:1: --new holds JobSet default/training twice (first "
-       "at <stdin>:1:1); a cluster holds one\n"},
+       "jobset-webhook check: <stdin>:39:1: --new holds JobSet default/training twice in one "
+       "file (first at <stdin>:1:1); applying the file keeps only the last
+"},
       {"an unknown policy key",
        "check --config " + dir.write("policy.yaml", "elastic:\n  replica: true\n") + " --old " +
            good + " --new " + good,
@@ -317,7 +319,12 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][man
        "--format: xml not in {text,json,junit,sarif,github}\nRun with --help for more "
        "information.\n"},
       {"a missing --new", "check --old " + good, "",
-       "--new is required\nRun with --help for more information.\n"},
+       "jobset-webhook check: --new is required (or --base REF PATH...)\n"},
+      {"--base with --old", "check --base HEAD --old " + good + " " + good, "",
+       "jobset-webhook check: --base compares PATHs at REF with the working tree: no --old or "
+       "--new\n"},
+      {"--base without paths", "check --base HEAD", "",
+       "jobset-webhook check: --base needs the PATHs to compare (files or directories, e.g. .)\n"},
       {"default on a bad file", "default -", "kind: [\n",
        "jobset-webhook default: <stdin>:2:1: end of sequence flow not found\n"},
   };

@@ -186,14 +186,20 @@ TEST_CASE("Documents that cannot be Kubernetes objects are failures naming their
   }
 }
 
-TEST_CASE("Two JobSets with one namespace and name on one side are a failure naming both",
+TEST_CASE("Two JobSets with one namespace and name in one file are a failure naming both",
           "[cli][manifests]") {
   auto m = parsed(kJobSet + "---\n" + kJobSet);
   const auto duplicate = cli::find_duplicate(m, "--new");
   REQUIRE(duplicate);
   CHECK(duplicate->message ==
-        "m.yaml:18:1: --new holds JobSet default/js twice (first at m.yaml:1:1); a cluster holds "
-        "one");
+        "m.yaml:18:1: --new holds JobSet default/js twice in one file (first at m.yaml:1:1); "
+        "applying the file keeps only the last");
+  // In two files (one per cluster), it is no failure.
+  auto two_files = parsed(kJobSet);
+  auto other_file = cli::parse_manifests(kJobSet, "other.yaml");
+  REQUIRE(other_file.ok());
+  two_files.jobsets.push_back(other_file.value().jobsets.at(0));
+  CHECK_FALSE(cli::find_duplicate(two_files, "--new"));
   // Another namespace is another JobSet.
   auto other = parsed(kJobSet + "---\n" + kJobSet.substr(0, kJobSet.find("  labels")) +
                       "  namespace: prod\n");

@@ -95,7 +95,8 @@ TEST_CASE("The json report follows the documented schema and is valid UTF-8", "[
       {"field":"spec.replicatedJobs","type":"FieldValueForbidden","message":"Forbidden: field is immutable: added \"b\"",
        "text":"spec.replicatedJobs: Forbidden: field is immutable: added \"b\"",
        "file":"manifests/new,1:x%.yaml","line":8,"column":3}],
-    "warnings":["100% scaled\nnext line"]})J"));
+    "warnings":["100% scaled\nnext line"],
+    "warningLocations":[{"file":"manifests/new,1:x%.yaml","line":3,"column":1}]})J"));
   CHECK(out["jobsets"][1]["operation"] == "CREATE");
   CHECK(out["jobsets"][1]["allowed"] == true);
   CHECK(out["jobsets"][1]["message"] == "");
@@ -132,7 +133,8 @@ TEST_CASE("The junit report is well-formed XML with one test case per JobSet", "
         "(old value: \"old\xEF\xBF\xBD\xEF\xBF\xBD\")\n"
         "manifests/new,1:x%.yaml:8:3: spec.replicatedJobs: Forbidden: field is immutable: added "
         "\"b\"\n");
-  CHECK(cases[0]->all("system-out").at(0)->text == "warning: 100% scaled\nnext line\n");
+  CHECK(cases[0]->all("system-out").at(0)->text ==
+        "manifests/new,1:x%.yaml:3:1: warning: 100% scaled\nnext line\n");
   CHECK(cases[1]->all("failure").empty());
   CHECK(cases[2]->all("system-out").at(0)->text == "JobSet default/gone deleted (only in --old)\n");
 }

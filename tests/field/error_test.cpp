@@ -55,3 +55,17 @@ TEST_CASE("A long list is capped with a count of what was left out", "[field][er
   CHECK(s.find("f[9]: Forbidden: x, and 3 more]") != std::string::npos);
   CHECK(s.find("f[10]") == std::string::npos);
 }
+
+TEST_CASE("An error's origin is neither printed nor compared, and dedup keeps the first",
+          "[field][error]") {
+  auto a = field::internal_error(Path(), "invalid replicatedJob name 'x'");
+  auto b = a;
+  a.origin = "spec.successPolicy.targetReplicatedJobs[0]";
+  b.origin = "spec.successPolicy.targetReplicatedJobs[1]";
+  CHECK(a.to_string() == "<nil>: Internal error: invalid replicatedJob name 'x'");
+  CHECK(a == b);
+  const auto unique = field::deduplicated({a, b});
+  REQUIRE(unique.size() == 1);
+  CHECK(unique[0].origin == "spec.successPolicy.targetReplicatedJobs[0]");
+  CHECK(field::to_string({a, b}) == a.to_string());
+}

@@ -555,3 +555,87 @@ TEST_CASE("Wrong JSON types never crash the create rules", "[validation][create]
     }
   }
 }
+
+TEST_CASE("Errors without a field name the field that caused them as their origin",
+          "[validation][create]") {
+  const auto coordinated = [](Json coordinator, Json a_spec = indexed(2, 2)) {
+    return jobset({{"coordinator", std::move(coordinator)},
+                   {"replicatedJobs", {rjob("a", 2, std::move(a_spec))}}});
+  };
+  const auto rule = [](const std::string& name, Json extra = Json::object()) {
+    extra["name"] = name;
+    if (!extra.contains("action")) extra["action"] = "FailJobSet";
+    return extra;
+  };
+  struct OriginCase {
+    std::string name;
+    Json js;
+    Policy policy;
+    std::vector<std::string> want;  // the origins, in the errors' order
+  };
+  Policy restart_job;
+  restart_job.feature_gates.restart_job = true;
+  const std::vector<OriginCase> cases = {
+      {"success policy targets",
+       jobset({{"replicatedJobs", {rjob("a")}},
+               {"successPolicy", {{"operator", "All"}, {"targetReplicatedJobs", {"a", "x"}}}}}),
+       {},
+       {"spec.successPolicy.targetReplicatedJobs[1]"}},
+      {"failure policy rules",
+       jobset({{"replicatedJobs", {rjob("a")}},
+               {"failurePolicy",
+                {{"rules",
+                  {rule("r", {{"targetReplicatedJobs", {"a", "x"}}}),
+                   rule("s", {{"onJobFailureReasons", {"Nope"}}}), rule("r"), rule("1bad")}}}}}),
+       {},
+       {"spec.failurePolicy.rules[0].targetReplicatedJobs[1]",
+        "spec.failurePolicy.rules[1].onJobFailureReasons[0]", "spec.failurePolicy.rules[3].name",
+        "spec.failurePolicy.rules[2].name"}},
+      {"RestartJob without its gate",
+       jobset({{"replicatedJobs", {rjob("a")}},
+               {"failurePolicy", {{"rules", {rule("r"), rule("s", {{"action", "RestartJob"}})}}}}}),
+       {},
+       {"spec.failurePolicy.rules[1].action"}},
+      {"RestartJob with too many replicas",
+       jobset({{"replicatedJobs", {rjob("a"), rjob("b", 2000)}},
+               {"failurePolicy", {{"rules", {rule("s", {{"action", "RestartJob"}})}}}}}),
+       restart_job,
+       {"spec.replicatedJobs[1].replicas"}},
+      {"coordinator replicatedJob",
+       coordinated({{"replicatedJob", "x"}}),
+       {},
+       {"spec.coordinator.replicatedJob"}},
+      {"coordinator job index",
+       coordinated({{"replicatedJob", "a"}, {"jobIndex", 5}}),
+       {},
+       {"spec.coordinator.jobIndex"}},
+      {"coordinator pod index",
+       coordinated({{"replicatedJob", "a"}, {"jobIndex", 0}, {"podIndex", 5}}),
+       {},
+       {"spec.coordinator.podIndex"}},
+      {"coordinator job not indexed",
+       coordinated({{"replicatedJob", "a"}}, {{"parallelism", 2}}),
+       {},
+       {"spec.replicatedJobs[0].template.spec"}},
+      {"dependsOn",
+       jobset(
+           {{"replicatedJobs",
+             {rjob("a"), with(rjob("b"), "/dependsOn", {{{"name", "c"}, {"status", "Ready"}}})}}}),
+       {},
+       {"spec.replicatedJobs[1].dependsOn[0].name"}},
+      {"dependsOn on the first",
+       jobset({{"replicatedJobs", {with(rjob("a"), "/dependsOn", Json::array())}}}),
+       {},
+       {"spec.replicatedJobs[0].dependsOn"}},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const Parsed js(c.js);
+      std::vector<std::string> origins;
+      for (const auto& e : v::validate_create_rules(js, c.policy)) {
+        if (e.field == "<nil>") origins.push_back(e.origin);
+      }
+      CHECK(origins == c.want);
+    }
+  }
+}

@@ -3,9 +3,11 @@
 // The offline admission model behind `check` and `validate` (docs/ci-gating.md):
 // 1. both sides get what the cluster would store (cluster_defaults: the CRD's schema defaults,
 //    then the mutating webhook's defaults from decide());
-// 2. each JobSet goes through decide() as the validating webhook: UPDATE when its namespace/name
-//    is on both sides, CREATE when only in the new one; one only in the old one is a deletion,
-//    reported, not judged.
+// 2. each JobSet goes through decide() as the validating webhook: UPDATE when it is paired with a
+//    JobSet of the old side (by its file's place, or a unique move: cli/pairing.h), CREATE
+//    otherwise; an old one that nothing pairs with is a deletion, reported, not judged.
+// Findings point at the field they name, or for an error without one (upstream's `<nil>`) at the
+// field that caused it (field::Error::origin); a scale warning points at its replicas.
 // The verdict and message are exactly what admission::handle_review answers for an AdmissionReview
 // carrying the same stored objects.
 // Before both steps, the fields the JobSet CRD does not declare are handled as the API server
@@ -36,7 +38,7 @@ std::optional<FieldValidation> parse_field_validation(std::string_view name);
 // returns them (sorted by path). Failure only when the object cannot be re-read as JSON.
 Result<std::vector<validation::UnknownField>> prune_unknown_fields(Json& object);
 
-// Failure: a duplicate namespace/name on one side, or defaults that do not apply.
+// Failure: a namespace/name twice in one file, or defaults that do not apply.
 Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,
                                const Policy& policy,
                                FieldValidation field_validation = FieldValidation::kStrict);

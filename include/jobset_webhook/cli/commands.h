@@ -38,6 +38,10 @@ int certs(const CertsOptions& options);
 struct CheckOptions {
   std::vector<std::string> old_paths;  // files, directories, or "-" for stdin
   std::vector<std::string> new_paths;
+  // --base REF: paths (relative to the current directory) as they are at REF against the working
+  // tree, instead of old_paths and new_paths.
+  std::string base;
+  std::vector<std::string> paths;
   std::string config;                       // policy file; empty for the default policy
   std::string format = "text";              // text, json, junit, sarif, github
   std::string field_validation = "Strict";  // kubectl's --field-validation: Strict, Warn, Ignore

@@ -33,7 +33,12 @@ struct JobSetManifest {
   std::string name;            // metadata.name; empty for a JobSet that has only generateName
   std::string generate_name;   // metadata.generateName
   Json object;                 // as written
-  std::string file;
+  std::string file;            // as reports name it
+  // The file's place: its path below the directory argument it was found through ("a/train.yaml"
+  // for `deploy/a/train.yaml` found through `deploy`), with no "." or ".." parts; for a file given
+  // as an argument (or stdin), "argument N", N its 1-based position. What pairs it with the other
+  // side's file at the same place (cli/pairing.h).
+  std::string relative;
   std::map<std::string, Mark, std::less<>> marks;  // of object's values, by JSON pointer
 
   // "namespace/name", or "namespace/<generateName>*" for a JobSet without a name.
@@ -44,6 +49,8 @@ struct JobSetManifest {
   // metadata.labels[app]). When the manifest leaves that field out (a default fills it, or the
   // path names a list as a whole), the nearest ancestor it does write; "<nil>" is the object.
   Location locate(std::string_view field_path) const;
+  // Where exactly that field is written; nullopt when the manifest leaves it out.
+  std::optional<Location> mark_of(std::string_view field_path) const;
 };
 
 // A document that is not a jobset.x-k8s.io/v1alpha2 JobSet: counted and listed, not checked.
@@ -59,6 +66,36 @@ struct Manifests {
   std::vector<SkippedObject> skipped;
 };
 
+// Where load_manifests finds files: the file system (FileSystem), or a commit of a git repository
+// (cli/git_source.h).
+class FileSource {
+ public:
+  virtual ~FileSource() = default;
+  // The manifest files a path names: a file, itself; a directory, its *.yaml, *.yml and *.json
+  // files, recursively, in sorted order; "-", stdin. Failure names the path.
+  virtual Result<std::vector<std::string>> expand(const std::string& path) const = 0;
+  // The content of one of those files.
+  virtual Result<std::string> read(const std::string& file) const = 0;
+  // The name reports give the file.
+  virtual std::string display_name(const std::string& file) const = 0;
+};
+
+// The working tree. Files found in a directory are named without "./" ("deploy/a.yaml" for
+// `deploy/` or `./deploy`); stdin is "<stdin>".
+class FileSystem : public FileSource {
+ public:
+  Result<std::vector<std::string>> expand(const std::string& path) const override;
+  Result<std::string> read(const std::string& file) const override;
+  std::string display_name(const std::string& file) const override;
+};
+
+// True for the names a directory contributes: *.yaml, *.yml and *.json.
+bool is_manifest_file_name(std::string_view name);
+
+// The path of file below root, with no "." or ".." parts; its name when file is root itself.
+// relative_below("deploy/a/t.yaml", "./deploy/") is "a/t.yaml".
+std::string relative_below(const std::string& file, const std::string& root);
+
 // Every document of every path, in order: a file; a directory, recursively, its *.yaml, *.yml and
 // *.json files in sorted order; or "-" for stdin. Lists (`kind: List`, or any kind ending in List
 // with items, as `kubectl get -o yaml` prints) count as their items.
@@ -66,12 +103,15 @@ struct Manifests {
 // that is not an object with apiVersion and kind, a JobSet whose metadata, name, spec or
 // spec.replicatedJobs has the wrong type, or that has neither name nor generateName.
 Result<Manifests> load_manifests(const std::vector<std::string>& paths);
+// The same, reading through source.
+Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source);
 
 // One text, read as load_manifests reads a file called `file`.
 Result<Manifests> parse_manifests(std::string_view text, const std::string& file);
 
-// A Failure naming both places when two JobSets of one side share namespace and name: the cluster
-// would hold only one of them. side names the input in the message ("--new").
+// A Failure naming both places when two JobSets of one file share namespace and name: applying the
+// file (kubectl apply -f) keeps only the last. side names the input in the message ("--new"). The
+// same JobSet in two files is no failure: a repository holds one file per cluster or environment.
 std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_view side);
 
 // The JSON pointer tokens of a field-error path: "spec.replicatedJobs[0].name" gives

@@ -46,6 +46,14 @@ struct JobSetResult {
   std::string message;            // the server's status.message for a denial; empty when allowed
   std::vector<Finding> findings;  // one per distinct error, in the decision's order
   std::vector<std::string> warnings;  // the decision's warnings (admission response.warnings)
+  // Where each warning points (a scale warning: its ReplicatedJob's replicas); a warning past the
+  // end of this list points at the object (where).
+  std::vector<Location> warning_locations;
+  // How the JobSet was paired when not by its file's path (cli/pairing.h); empty otherwise.
+  std::string note;
+
+  // Where warnings[i] points.
+  Location warning_location(std::size_t i) const;
 
   std::string display_name() const;  // "namespace/name"
 };
@@ -64,8 +72,8 @@ struct Report {
 
 // The report in one format, ending in a newline:
 // - text: `file:line:col: <field>: <error>` per finding (immutability findings end in
-//   `(old value: ...)`), `file:line:col: warning: ...`, `file:line:col: note: ...` for deletions,
-//   then the summary line;
+//   `(old value: ...)`), `file:line:col: warning: ...`, `file:line:col: note: ...` for a pairing
+//   note and for deletions, then the summary line;
 // - json: the documented schema (docs/ci-gating.md), schema "jobset-webhook/report/v1";
 // - junit: one <testcase> per JobSet, a <failure> for a denial;
 // - sarif: SARIF 2.1.0, one result per finding and warning;

@@ -39,12 +39,20 @@ struct Error {
   std::string field;                  // printed path; "<nil>" when the error names no field
   std::optional<BadValue> bad_value;  // printed only by the types that show a value
   std::string detail;
+  // For an error that names no field (upstream's plain errors, printed "<nil>"): the path of the
+  // field that caused it, so that a report can point there. Never printed, never sent in a
+  // response, and not part of equality: the error is upstream's, this only says where it comes
+  // from. Empty when unknown.
+  std::string origin = {};
 
   // "<Type>[: <value>][: <detail>]": the message of a StatusCause.
   std::string body() const;
   // "<field>: <body>": one line of a rejection.
   std::string to_string() const;
-  bool operator==(const Error&) const = default;
+  bool operator==(const Error& other) const {
+    return type == other.type && field == other.field && bad_value == other.bad_value &&
+           detail == other.detail;
+  }
 };
 
 using ErrorList = std::vector<Error>;

@@ -26,6 +26,10 @@ struct ReplicasChange {
 std::string child_job_name(std::string_view jobset, std::string_view replicated_job,
                            std::int64_t index);
 
+// What each warning about one ReplicatedJob starts with: `replicatedJob "workers" scaled `, so
+// that a report can tell which ReplicatedJob a warning is about (and point at its replicas).
+std::string scale_warning_prefix(std::string_view replicated_job);
+
 // One warning per change, e.g.
 //   replicatedJob "workers" scaled down from 4 to 2: Jobs js-workers-2, js-workers-3 keep running
 //   (the JobSet controller deletes none); delete them to release their resources

@@ -1,0 +1,611 @@
+// `check` on repositories as CI sees them (docs/ci-gating.md): two copies of one tree paired by
+// path, `--base REF` read from git, findings at the line of their cause in every format, kustomize
+// overlays rendered at both commits, and the pre-commit hook. The trees are written here; the
+// upstream examples are used too when they are present ([upstream_examples]).
+
+#include <catch2/catch.hpp>
+
+#include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/cli/manifests.h"
+#include "jobset_webhook/cli/pairing.h"
+#include "support/files.h"
+#include "support/process.h"
+
+namespace cli = jobset_webhook::cli;
+namespace fs = std::filesystem;
+using jobset_webhook::Json;
+using jobset_webhook::testing::ProcessResult;
+using jobset_webhook::testing::ScratchDir;
+using jobset_webhook::testing::slurp;
+
+namespace {
+
+// A JobSet with one ReplicatedJob "workers"; replicas < 0 leaves replicas out.
+std::string jobset_yaml(const std::string& name, const std::string& image, int replicas = -1,
+                        const std::string& extra_spec = "") {
+  return "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: " + name +
+         "\nspec:\n" + extra_spec + "  replicatedJobs:\n  - name: workers\n" +
+         (replicas >= 0 ? "    replicas: " + std::to_string(replicas) + "\n" : "") +
+         "    template:\n      spec:\n        template:\n          spec:\n            containers:\n"
+         "            - name: main\n              image: " +
+         image + "\n";
+}
+
+const std::string kConfigMap = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n";
+
+// "line:column" (1-based) of offset at in text.
+std::string position_at(const std::string& text, std::size_t at) {
+  const auto newline = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  const auto line_start = newline == std::string::npos ? 0 : newline + 1;
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
+  return std::to_string(line) + ":" + std::to_string(at - line_start + 1);
+}
+
+// "line:column" of the first needle in text; the test fails if there is none.
+std::string position_of(const std::string& text, const std::string& needle) {
+  const auto at = text.find(needle);
+  REQUIRE(at != std::string::npos);
+  return position_at(text, at);
+}
+
+// "line=L,col=C" of a "L:C" position, as GitHub's workflow commands spell it.
+std::string github_position(const std::string& where) {
+  return "line=" + where.substr(0, where.find(':')) + ",col=" + where.substr(where.find(':') + 1);
+}
+
+// Runs a shell command line; stdout and stderr captured.
+ProcessResult shell(const std::string& command) {
+  ScratchDir out;
+  const std::string cmd =
+      "(" + command + ") >" + out.path() + "/stdout 2>" + out.path() + "/stderr </dev/null";
+  const int status = std::system(cmd.c_str());
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out.path() + "/stdout");
+  r.err = slurp(out.path() + "/stderr");
+  return r;
+}
+
+// jobset-webhook with args, run in dir (env: assignments put before it, e.g. "PATH=/none").
+ProcessResult run_in(const std::string& dir, const std::string& args, const std::string& env = "") {
+  return shell("cd '" + dir + "' && " + env + (env.empty() ? "" : " ") + JOBSET_WEBHOOK_BINARY +
+               " " + args);
+}
+
+bool have(const std::string& command) {
+  return std::system(("command -v " + command + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// A git repository in dir with everything in it committed; git's identity and hooks are the
+// test's own, so that a developer's configuration does not matter.
+const std::string kGit =
+    "git -c user.name=test -c user.email=test@example.com -c commit.gpgsign=false "
+    "-c core.hooksPath=/dev/null";
+
+void git_commit_all(const std::string& dir, const std::string& message) {
+  const auto r = shell("cd '" + dir + "' && " + kGit + " add -A && " + kGit +
+                       " commit -q --allow-empty -m '" + message + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+void git_init(const std::string& dir) {
+  const auto r = shell("cd '" + dir + "' && git init -q -b main .");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  git_commit_all(dir, "initial");
+}
+
+// The same small repository layout on both sides: one JobSet per cluster (same name, different
+// images), a multi-document file, a file with a JobSet and a ConfigMap.
+void write_tree(const ScratchDir& dir, const std::string& root) {
+  dir.write(root + "/clusters/us/train.yaml", jobset_yaml("train", "trainer:1", 4));
+  dir.write(root + "/clusters/eu/train.yaml", jobset_yaml("train", "trainer:2"));
+  dir.write(root + "/jobs/eval.yaml", jobset_yaml("eval", "eval:1") + "---\n" + kConfigMap);
+  dir.write(root + "/jobs/batch.yaml",
+            jobset_yaml("batch-a", "bash:5") + "---\n" + jobset_yaml("batch-b", "bash:5"));
+}
+
+// A recursive copy of from into to.
+void copy_tree(const std::string& from, const std::string& to) {
+  fs::create_directories(to);
+  fs::copy(from, to, fs::copy_options::recursive);
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+cli::Manifests loaded(const std::string& path) {
+  auto m = cli::load_manifests({path});
+  INFO((m.ok() ? "" : m.failure().message));
+  REQUIRE(m.ok());
+  return std::move(m).value();
+}
+
+// "CREATE eval <- jobs/eval.yaml" per pairing: what each new JobSet was compared with.
+std::vector<std::string> pairings(const std::string& old_root, const std::string& new_root) {
+  const auto old_side = loaded(old_root), new_side = loaded(new_root);
+  std::vector<std::string> out;
+  for (const auto& p : cli::pair_jobsets(old_side, new_side)) {
+    if (p.new_js == nullptr) {
+      out.push_back("DELETE " + p.old_js->relative);
+    } else if (p.old_js == nullptr) {
+      out.push_back("CREATE " + p.new_js->relative + (p.note.empty() ? "" : " (note)"));
+    } else {
+      out.push_back("UPDATE " + p.new_js->relative + " <- " + p.old_js->relative +
+                    (p.note.empty() ? "" : " (note)"));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A file's path below its root has no . or .. parts", "[cli][gating]") {
+  CHECK(cli::relative_below("deploy/a/t.yaml", "./deploy/") == "a/t.yaml");
+  CHECK(cli::relative_below("deploy/a/t.yaml", "deploy") == "a/t.yaml");
+  CHECK(cli::relative_below("a.yaml", ".") == "a.yaml");
+  CHECK(cli::relative_below("/tmp/x/old/c/t.yaml", "/tmp/x/old") == "c/t.yaml");
+  CHECK(cli::relative_below("jobs/train.yaml", "jobs/train.yaml") == "train.yaml");
+  CHECK(cli::relative_below("-", "-") == "<stdin>");
+}
+
+TEST_CASE("JobSets pair by path, then by a unique move; the rest are created or deleted",
+          "[cli][gating]") {
+  ScratchDir dir;
+  SECTION("one JobSet per cluster: each pairs with its own file") {
+    write_tree(dir, "old");
+    write_tree(dir, "new");
+    CHECK(pairings(dir.path() + "/old", dir.path() + "/new") ==
+          std::vector<std::string>{"UPDATE clusters/eu/train.yaml <- clusters/eu/train.yaml",
+                                   "UPDATE clusters/us/train.yaml <- clusters/us/train.yaml",
+                                   "UPDATE jobs/batch.yaml <- jobs/batch.yaml",
+                                   "UPDATE jobs/batch.yaml <- jobs/batch.yaml",
+                                   "UPDATE jobs/eval.yaml <- jobs/eval.yaml"});
+  }
+  SECTION("a moved file pairs with its old place") {
+    dir.write("old/jobs/eval.yaml", jobset_yaml("eval", "eval:1"));
+    dir.write("new/batch/eval-renamed.yaml", jobset_yaml("eval", "eval:1"));
+    CHECK(pairings(dir.path() + "/old", dir.path() + "/new") ==
+          std::vector<std::string>{"UPDATE batch/eval-renamed.yaml <- jobs/eval.yaml (note)"});
+  }
+  SECTION("a copy for a new cluster is created: its source is still in place") {
+    dir.write("old/us/train.yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("new/us/train.yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("new/ap/train.yaml", jobset_yaml("train", "trainer:3"));
+    CHECK(
+        pairings(dir.path() + "/old", dir.path() + "/new") ==
+        std::vector<std::string>{"CREATE ap/train.yaml", "UPDATE us/train.yaml <- us/train.yaml"});
+  }
+  SECTION("several candidates: created, with a note; the candidates are deleted file by file") {
+    dir.write("old/us/train.yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("old/eu/train.yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("new/ap/train.yaml", jobset_yaml("train", "trainer:1"));
+    CHECK(pairings(dir.path() + "/old", dir.path() + "/new") ==
+          std::vector<std::string>{"CREATE ap/train.yaml (note)", "DELETE eu/train.yaml",
+                                   "DELETE us/train.yaml"});
+  }
+  SECTION("one old file split into two: neither is its only successor") {
+    dir.write("old/all/train.yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("new/us/train.yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("new/eu/train.yaml", jobset_yaml("train", "trainer:1"));
+    CHECK(pairings(dir.path() + "/old", dir.path() + "/new") ==
+          std::vector<std::string>{"CREATE eu/train.yaml (note)", "CREATE us/train.yaml (note)",
+                                   "DELETE all/train.yaml"});
+  }
+}
+
+TEST_CASE("check on two copies of a repository: equal passes, one edit fails at its line",
+          "[cli][gating]") {
+  ScratchDir dir;
+  write_tree(dir, "old");
+  write_tree(dir, "new");
+  const std::string args = "check --old " + dir.path() + "/old --new " + dir.path() + "/new";
+
+  const auto same = run_in(dir.path(), args);
+  CHECK(same.err.empty());
+  CHECK(same.exit_code == 0);
+  CHECK(same.out ==
+        "check: 5 JobSets: 0 denied, 5 allowed (5 updated, 0 created); 0 deleted; 1 other object "
+        "skipped\n");
+
+  SECTION("an image edited in one cluster's file fails at that file and line") {
+    const auto eu = dir.write("new/clusters/eu/train.yaml", jobset_yaml("train", "trainer:3"));
+    const auto r = run_in(dir.path(), args);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out == eu + ":" + position_of(slurp(eu), "image:") +
+                       ": spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: "
+                       "Invalid value: \"trainer:3\": field is immutable (old value: "
+                       "\"trainer:2\")\n"
+                       "check: 5 JobSets: 1 denied, 4 allowed (5 updated, 0 created); 0 deleted; "
+                       "1 other object skipped\n");
+  }
+  SECTION("a cluster's file removed is that cluster's deletion") {
+    fs::remove(dir.path() + "/new/clusters/eu/train.yaml");
+    const auto r = run_in(dir.path(), args);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(dir.path() + "/old/clusters/eu/train.yaml:1:1: note: JobSet default/train "
+                                  "deleted (only in --old)\n") != std::string::npos);
+  }
+  SECTION("a moved file is compared with its old self, and says so") {
+    fs::rename(dir.path() + "/new/jobs/eval.yaml", dir.path() + "/new/eval.yaml");
+    const auto r = run_in(dir.path(), args + " --format json");
+    CHECK(r.exit_code == 0);
+    const auto report = Json::parse(r.out);
+    CHECK(report["summary"]["updated"] == 5);
+    bool seen = false;
+    for (const auto& js : report["jobsets"]) {
+      if (js["name"] != "eval") continue;
+      seen = true;
+      CHECK(js["operation"] == "UPDATE");
+      CHECK(js["note"] == "compared with JobSet default/eval at " + dir.path() +
+                              "/old/jobs/eval.yaml:1:1 (the file moved)");
+    }
+    CHECK(seen);
+  }
+  SECTION("an ambiguous move is a creation whose note names the candidates") {
+    dir.write("new/clusters/ap/train.yaml", jobset_yaml("train", "trainer:9"));
+    fs::remove(dir.path() + "/new/clusters/eu/train.yaml");
+    fs::remove(dir.path() + "/new/clusters/us/train.yaml");
+    const auto r = run_in(dir.path(), args);
+    CHECK(r.exit_code == 0);
+    CHECK(first_line(r.out) ==
+          dir.path() +
+              "/new/clusters/ap/train.yaml:1:1: note: JobSet default/train: treated as created: "
+              "--old holds JobSet default/train in 2 other files and none at this path (" +
+              dir.path() + "/old/clusters/eu/train.yaml:1:1, " + dir.path() +
+              "/old/clusters/us/train.yaml:1:1)");
+    CHECK(r.out.find("(0 updated, 1 created); 2 deleted") == std::string::npos);
+    CHECK(r.out.find("(3 updated, 1 created); 2 deleted") != std::string::npos);
+  }
+  SECTION("the same JobSet twice in one file is still unusable input") {
+    dir.write("new/jobs/eval.yaml",
+              jobset_yaml("eval", "eval:1") + "---\n" + jobset_yaml("eval", "eval:1"));
+    const auto r = run_in(dir.path(), args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--new holds JobSet default/eval twice in one file") != std::string::npos);
+  }
+}
+
+TEST_CASE("check on two copies of the upstream examples: equal passes, one edit fails at its line",
+          "[cli][gating][upstream_examples]") {
+  if (!fs::is_directory(JOBSET_EXAMPLES_DIR)) {
+    WARN("no upstream examples at " JOBSET_EXAMPLES_DIR ": skipped");
+    return;
+  }
+  ScratchDir dir;
+  copy_tree(JOBSET_EXAMPLES_DIR, dir.path() + "/base/examples");
+  copy_tree(JOBSET_EXAMPLES_DIR, dir.path() + "/examples");
+  const std::string args = "check --old base/examples --new examples";
+  const auto same = run_in(dir.path(), args);
+  INFO(same.err);
+  CHECK(same.exit_code == 0);
+  CHECK(same.out.find(" 0 denied, ") != std::string::npos);
+  CHECK(same.out.find(" 0 created); 0 deleted") != std::string::npos);
+
+  const std::string file = "examples/simple/paralleljobs.yaml";
+  auto text = slurp(dir.path() + "/" + file);
+  const auto at = text.find("image: busybox");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 14, "image: busybox:1.36");
+  dir.write(file, text);
+  const auto edited = run_in(dir.path(), args);
+  CHECK(edited.exit_code == 1);
+  CHECK(first_line(edited.out) ==
+        file + ":" + position_of(text, "image: busybox:1.36") +
+            ": spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid "
+            "value: \"busybox:1.36\": field is immutable (old value: \"busybox\")");
+}
+
+TEST_CASE("check --base reads the paths at a git revision and compares the working tree",
+          "[cli][gating]") {
+  if (!have("git")) {
+    WARN("git not installed: skipped");
+    return;
+  }
+  ScratchDir dir;
+  const std::string repo = dir.path() + "/repo";
+  const auto train = dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 2));
+  dir.write("repo/deploy/gone.yaml", jobset_yaml("gone", "bash:5"));
+  dir.write("repo/README.md", "# a repository\n");
+  git_init(repo);
+
+  SECTION("unchanged") {
+    const auto r = run_in(repo, "check --base HEAD .");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out ==
+          "check: 2 JobSets: 0 denied, 2 allowed (2 updated, 0 created); 0 deleted; 0 other "
+          "objects skipped\n");
+  }
+  SECTION("replicas raised: allowed, the warning at the replicas line") {
+    const auto text = dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 5));
+    const auto r = run_in(repo, "check --base HEAD .");
+    CHECK(r.exit_code == 0);
+    CHECK(first_line(r.out) == "deploy/train.yaml:" + position_of(slurp(text), "replicas: 5") +
+                                   ": warning: replicatedJob \"workers\" scaled up from 2 to 5: "
+                                   "the JobSet controller will create Jobs train-workers-2, "
+                                   "train-workers-3, train-workers-4");
+  }
+  SECTION("an image changed: denied at the image line") {
+    dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:2", 2));
+    const auto r = run_in(repo, "check --base HEAD deploy/ --format github");
+    CHECK(r.exit_code == 1);
+    CHECK(first_line(r.out) ==
+          "::error file=deploy/train.yaml," + github_position(position_of(slurp(train), "image:")) +
+              ",title=JobSet default/train (UPDATE)::spec.replicatedJobs[0].template.spec."
+              "template.spec.containers[0].image: Invalid value: \"trainer:2\": field is immutable "
+              "(old value: \"trainer:1\")");
+  }
+  SECTION("files added, removed and named one by one; from a subdirectory") {
+    dir.write("repo/deploy/new.yaml", jobset_yaml("fresh", "bash:5"));
+    fs::remove(repo + "/deploy/gone.yaml");
+    const auto r = run_in(repo + "/deploy", "check --base HEAD train.yaml new.yaml gone.yaml");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("HEAD:gone.yaml:1:1: note: JobSet default/gone deleted (only in --old)\n") !=
+          std::string::npos);
+    CHECK(r.out.find("(1 updated, 1 created); 1 deleted") != std::string::npos);
+  }
+  SECTION("nothing is checked out and no file is written") {
+    ScratchDir tmp;
+    dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 3));
+    const auto r = run_in(repo, "check --base HEAD .", "TMPDIR=" + tmp.path());
+    CHECK(r.exit_code == 0);
+    CHECK(fs::is_empty(tmp.path()));
+    CHECK(shell("cd '" + repo + "' && git status --porcelain").out == " M deploy/train.yaml\n");
+    CHECK(shell("cd '" + repo + "' && git worktree list | wc -l").out == "1\n");
+  }
+  SECTION("clear errors: unknown revision, outside a repository, no git") {
+    const auto unknown = run_in(repo, "check --base origin/nope .");
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.out.empty());
+    CHECK(unknown.err ==
+          "jobset-webhook check: --base origin/nope: unknown revision, not a commit of this "
+          "repository (a shallow or single-branch clone needs it fetched: git fetch origin "
+          "<branch>)\n");
+    const auto typo = run_in(repo, "check --base HEAD deplyo/");
+    CHECK(typo.exit_code == 2);
+    CHECK(typo.err ==
+          "jobset-webhook check: deplyo/: No such file or directory, here or at HEAD\n");
+    ScratchDir outside;
+    const auto no_repo =
+        run_in(outside.path(), "check --base HEAD .", "GIT_CEILING_DIRECTORIES=" + outside.path());
+    CHECK(no_repo.exit_code == 2);
+    CHECK(no_repo.err ==
+          "jobset-webhook check: --base HEAD: not inside a git work tree (run check from the "
+          "repository, or use --old and --new)\n");
+    const auto no_git = run_in(repo, "check --base HEAD .", "PATH=/nonexistent");
+    CHECK(no_git.exit_code == 2);
+    CHECK(no_git.err ==
+          "jobset-webhook check: --base needs git, which could not be started: No such file or "
+          "directory\n");
+  }
+}
+
+TEST_CASE("Errors without a field path point at the field that caused them, in every format",
+          "[cli][gating]") {
+  ScratchDir dir;
+  const std::string success =
+      "  successPolicy:\n    operator: All\n    targetReplicatedJobs:\n    - workers\n"
+      "    - driver\n";
+  const auto path = dir.write("js.yaml", jobset_yaml("js", "bash:5", -1, success));
+  const auto text = slurp(path);
+  const std::string where = position_of(text, "driver");
+  const std::string line = where.substr(0, where.find(':'));
+  const std::string column = where.substr(where.find(':') + 1);
+  const std::string message =
+      "<nil>: Internal error: invalid replicatedJob name 'driver' does not appear in "
+      ".spec.ReplicatedJobs";
+
+  const auto text_report = run_in(dir.path(), "validate js.yaml");
+  CHECK(text_report.exit_code == 1);
+  CHECK(first_line(text_report.out) == "js.yaml:" + where + ": " + message);
+
+  const auto json = Json::parse(run_in(dir.path(), "validate js.yaml --format json").out);
+  const auto& finding = json["jobsets"][0]["findings"][0];
+  CHECK(finding["field"] == "<nil>");
+  CHECK(finding["text"] == message);
+  CHECK(finding["line"] == std::stoi(line));
+  CHECK(finding["column"] == std::stoi(column));
+
+  const auto sarif = Json::parse(run_in(dir.path(), "validate js.yaml --format sarif").out);
+  CHECK(sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"] ==
+        Json{{"startLine", std::stoi(line)}, {"startColumn", std::stoi(column)}});
+
+  const auto github = run_in(dir.path(), "validate js.yaml --format github");
+  CHECK(first_line(github.out).rfind("::error file=js.yaml," + github_position(where), 0) == 0);
+
+  const auto junit = run_in(dir.path(), "validate js.yaml --format junit");
+  // XML text: the failure's body, markup escaped.
+  CHECK(junit.out.find("js.yaml:" + where + ": &lt;nil&gt;: Internal error: invalid") !=
+        std::string::npos);
+}
+
+TEST_CASE("Each upstream error without a field points at its cause", "[cli][gating]") {
+  ScratchDir dir;
+  struct Case {
+    std::string name;
+    std::string spec;    // spec fields before replicatedJobs
+    std::string needle;  // where the finding must point
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"failure-policy target",
+       "  failurePolicy:\n    maxRestarts: 1\n    rules:\n    - name: r\n      action: "
+       "FailJobSet\n      targetReplicatedJobs:\n      - nope\n",
+       "nope", "in failure policy does not appear"},
+      {"failure-policy reason",
+       "  failurePolicy:\n    maxRestarts: 1\n    rules:\n    - name: r\n      action: "
+       "FailJobSet\n      onJobFailureReasons:\n      - Unheard\n",
+       "Unheard", "is not a recognized job failure reason"},
+      {"repeated rule name",
+       "  failurePolicy:\n    rules:\n    - name: same\n      action: FailJobSet\n    - name: "
+       "same\n      action: FailJobSet\n",
+       "name: same\n      action: FailJobSet\n", "rule names are not unique"},
+      {"coordinator replicatedJob",
+       "  coordinator:\n    replicatedJob: nope\n    jobIndex: 0\n    podIndex: 0\n",
+       "replicatedJob: nope", "coordinator replicatedJob nope does not exist"},
+      {"coordinator job index",
+       "  coordinator:\n    replicatedJob: workers\n    jobIndex: 7\n    podIndex: 0\n",
+       "jobIndex: 7", "coordinator job index 7 is invalid"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto path = dir.write("js.yaml", jobset_yaml("js", "bash:5", -1, c.spec));
+      const auto text = slurp(path);
+      std::string where = position_of(text, c.needle);
+      if (c.name == "repeated rule name") {
+        // At the second rule's name, the one that repeats it.
+        const auto second = text.find(c.needle, text.find(c.needle) + 1);
+        REQUIRE(second != std::string::npos);
+        where = position_at(text, second);
+      }
+      const auto r = run_in(dir.path(), "validate js.yaml");
+      CHECK(r.exit_code == 1);
+      INFO(r.out);
+      CHECK(r.out.find("js.yaml:" + where + ": <nil>: Internal error: ") == 0);
+      CHECK(first_line(r.out).find(c.message) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("A scale warning points at the replicas line, or the name line when replicas is unset",
+          "[cli][gating]") {
+  ScratchDir dir;
+  const auto old_path = dir.write("old.yaml", jobset_yaml("js", "bash:5", 3));
+  const auto unset = dir.write("new.yaml", jobset_yaml("js", "bash:5"));
+  for (const std::string format : {"text", "github", "json", "sarif", "junit"}) {
+    DYNAMIC_SECTION(format) {
+      const auto r = run_in(dir.path(), "check --old old.yaml --new new.yaml --format " + format);
+      CHECK(r.exit_code == 0);
+      const std::string where = position_of(slurp(unset), "name: workers");
+      const std::string line = where.substr(0, where.find(':'));
+      const std::string column = where.substr(where.find(':') + 1);
+      if (format == "text") {
+        CHECK(first_line(r.out).rfind("new.yaml:" + where +
+                                          ": warning: replicatedJob \"workers\" "
+                                          "scaled down from 3 to 1: ",
+                                      0) == 0);
+      } else if (format == "github") {
+        CHECK(first_line(r.out).rfind("::warning file=new.yaml," + github_position(where) + ",",
+                                      0) == 0);
+      } else if (format == "json") {
+        const auto report = Json::parse(r.out);
+        CHECK(
+            report["jobsets"][0]["warningLocations"] ==
+            Json::parse(R"([{"file":"new.yaml","line":)" + line + R"(,"column":)" + column + "}]"));
+      } else if (format == "sarif") {
+        const auto report = Json::parse(r.out);
+        CHECK(report["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"] ==
+              Json{{"startLine", std::stoi(line)}, {"startColumn", std::stoi(column)}});
+      } else {
+        CHECK(r.out.find("new.yaml:" + where + ": warning: replicatedJob") != std::string::npos);
+      }
+    }
+  }
+  SECTION("written out: the replicas line") {
+    const auto written = dir.write("new.yaml", jobset_yaml("js", "bash:5", 5));
+    const auto r = run_in(dir.path(), "check --old old.yaml --new new.yaml");
+    CHECK(first_line(r.out).rfind(
+              "new.yaml:" + position_of(slurp(written), "replicas: 5") + ": warning: ", 0) == 0);
+  }
+}
+
+TEST_CASE("Two files named as arguments, or a file and stdin, are compared as one file",
+          "[cli][gating]") {
+  ScratchDir dir;
+  dir.write("base.yaml", jobset_yaml("train", "trainer:1"));
+  const auto head = dir.write("head.yaml", jobset_yaml("train", "trainer:1", 3));
+  const auto files = run_in(dir.path(), "check --old base.yaml --new head.yaml");
+  CHECK(files.exit_code == 0);
+  CHECK(files.out.find("note:") == std::string::npos);
+  CHECK(files.out.find("(1 updated, 0 created)") != std::string::npos);
+  const auto piped = run_in(dir.path(), "check --old base.yaml --new - <head.yaml");
+  CHECK(piped.exit_code == 0);
+  CHECK(first_line(piped.out).rfind(
+            "<stdin>:" + position_of(slurp(head), "replicas: 3") + ": warning: ", 0) == 0);
+}
+
+// The recipe of docs/ci-gating.md, "Kustomize": render the overlay at the base commit and at the
+// head, and compare the two renders. The kustomization uses `bases` and `patchesJson6902`, which
+// both the kubectl of Debian bookworm (kustomize v2) and current ones (v5, with a deprecation
+// notice on stderr) read.
+TEST_CASE("A kustomize overlay is gated by rendering it at the base and at the head",
+          "[cli][gating][kubectl]") {
+  if (!have("kubectl") || !have("git")) {
+    WARN("kubectl or git not installed: skipped");
+    return;
+  }
+  ScratchDir dir;
+  const std::string repo = dir.path() + "/repo";
+  dir.write("repo/base/jobset.yaml", jobset_yaml("train", "trainer", 1));
+  dir.write("repo/base/kustomization.yaml", "resources:\n- jobset.yaml\n");
+  const auto overlay = [&](const std::string& tag, int replicas) {
+    dir.write("repo/overlays/prod/kustomization.yaml",
+              "bases:\n- ../../base\nnamespace: prod\nimages:\n- name: trainer\n  newTag: \"" +
+                  tag +
+                  "\"\npatchesJson6902:\n- target:\n    group: jobset.x-k8s.io\n    version: "
+                  "v1alpha2\n    kind: JobSet\n    name: train\n  path: replicas.yaml\n");
+    dir.write("repo/overlays/prod/replicas.yaml",
+              "- op: replace\n  path: /spec/replicatedJobs/0/replicas\n  value: " +
+                  std::to_string(replicas) + "\n");
+  };
+  overlay("1", 2);
+  git_init(repo);
+  // The base's render, from an export of the commit; the head's on stdin.
+  const auto gate = [&]() {
+    const std::string base = dir.path() + "/at-base";
+    fs::remove_all(base);
+    fs::create_directories(base);
+    const auto rendered =
+        shell("cd '" + repo + "' && git archive HEAD | tar -x -C '" + base +
+              "' && kubectl kustomize '" + base + "/overlays/prod' >'" + dir.path() +
+              "/base.yaml' && kubectl kustomize overlays/prod >'" + dir.path() + "/head.yaml'");
+    INFO(rendered.err);
+    REQUIRE(rendered.exit_code == 0);
+    return run_in(dir.path(), "check --old base.yaml --new - <head.yaml");
+  };
+
+  SECTION("replicas raised in the overlay's patch: allowed, warned at the rendered replicas line") {
+    overlay("1", 6);
+    const auto r = gate();
+    CHECK(r.exit_code == 0);
+    CHECK(first_line(r.out).rfind(
+              "<stdin>:" + position_of(slurp(dir.path() + "/head.yaml"), "replicas: 6") +
+                  ": warning: replicatedJob \"workers\" scaled up from 2 to 6",
+              0) == 0);
+  }
+  SECTION("the image tag changed in the overlay: denied at the rendered image line") {
+    overlay("2", 2);
+    const auto r = gate();
+    CHECK(r.exit_code == 1);
+    CHECK(first_line(r.out) ==
+          "<stdin>:" + position_of(slurp(dir.path() + "/head.yaml"), "image: trainer:2") +
+              ": spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid "
+              "value: \"trainer:2\": field is immutable (old value: \"trainer:1\")");
+  }
+}
+
+TEST_CASE("The pre-commit hook runs validate on the files it is given", "[cli][gating]") {
+  const auto hooks = cli::parse_yaml_documents(
+      slurp(std::string(JOBSET_SOURCE_DIR) + "/.pre-commit-hooks.yaml"), "hooks");
+  REQUIRE(hooks.ok());
+  REQUIRE(hooks.value().size() == 1);
+  const auto& hook = hooks.value()[0].at(0);
+  CHECK(hook["id"] == "jobset-validate");
+  CHECK(hook["language"] == "system");
+  const std::string entry = hook["entry"].get<std::string>();
+  REQUIRE(entry.rfind("jobset-webhook validate", 0) == 0);
+  // pre-commit runs `entry` with the staged files that match `files` appended.
+  ScratchDir dir;
+  dir.write("deploy/ok.yaml", jobset_yaml("ok", "bash:5"));
+  dir.write("deploy/bad.yaml",
+            jobset_yaml("bad", "bash:5", -1,
+                        "  successPolicy:\n    operator: All\n    targetReplicatedJobs:\n"
+                        "    - nope\n"));
+  const std::string args = entry.substr(std::string("jobset-webhook ").size());
+  CHECK(run_in(dir.path(), args + " deploy/ok.yaml").exit_code == 0);
+  const auto bad = run_in(dir.path(), args + " deploy/ok.yaml deploy/bad.yaml");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.find("deploy/bad.yaml:") == 0);
+}
