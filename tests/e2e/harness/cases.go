@@ -1,0 +1,430 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+const imagePath = "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
+
+// upstreamDefaultingOff labels a namespace that upstream's mjobset.kb.io skips (the harness adds
+// that namespaceSelector), so what is defaulted there was defaulted by jobset-webhook.
+const upstreamDefaultingOff = "e2e.jobset-webhook/upstream-defaulting=off"
+
+func (s *Suite) RunAll() {
+	s.examples_()
+	s.Run("scale up with kubectl patch: allowed, warned, Job of the new index created", s.scaleUpPatch)
+	s.Run("scale down with kubectl apply: allowed, warned, Jobs above the count remain", s.scaleDownApply)
+	s.Run("scale up with kubectl apply, down with kubectl patch", s.scaleApplyThenPatch)
+	s.Run("scale with kubectl apply of a manifest that leaves completionMode to the defaults", s.scaleApplyDefaultsLeftOut)
+	s.Run("image change refused, kubectl names the field", s.refuseImage)
+	s.Run("renamed replicatedJob refused, kubectl names the field", s.refuseRename)
+	s.Run("reordered replicatedJobs refused, kubectl names the field", s.refuseReorder)
+	s.Run("kubectl apply --dry-run=server: scale allowed and not stored, image change refused", s.dryRun)
+	s.Run("kubectl edit through KUBE_EDITOR: scale allowed", s.edit)
+	s.Run("suspended JobSet updated as Kueue does (nodeSelector, tolerations, labels): allowed", s.kueue)
+	s.Run("unknown container field: kubectl apply fails strict validation; check agrees", s.strictUnknownField)
+	s.Run("unknown container field with --validate=false: pruned, allowed; check agrees", s.prunedUnknownField)
+	s.Run("the API server's webhook metrics count no rejection or error of ours", s.metricsClean)
+	if s.rollout {
+		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", s.rolloutUnderLoad)
+	} else {
+		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", func(t *T) {
+			t.Skip("off by default until issue 17 (drain on SIGTERM) lands; run with --rollout (docs/e2e.md)")
+		})
+	}
+}
+
+// examples_: one case per file of ../shared/examples/jobset, each applied into a namespace
+// of its own where only jobset-webhook defaults.
+func (s *Suite) examples_() {
+	const name = "kubectl apply of example "
+	if !fileExists(s.examples) {
+		s.Run(name+"(all)", func(t *T) { t.Skip(s.examples + " is absent (a clone alone has no shared/)") })
+		return
+	}
+	var files []string
+	filepath.Walk(s.examples, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	for _, f := range files {
+		rel, _ := filepath.Rel(s.examples, f)
+		s.Run(name+rel, func(t *T) { s.example(t, f) })
+	}
+}
+
+func (s *Suite) example(t *T, file string) {
+	ns := t.Namespace("ex", upstreamDefaultingOff)
+	r := t.Try("", nil, "apply", "-n", ns, "-f", file)
+	if !r.OK && strings.Contains(r.Err, `no matches for kind "Workload" in version "scheduling.k8s.io/v1alpha2"`) {
+		t.Skip("needs the alpha API scheduling.k8s.io/v1alpha2 (Workload, PodGroup), off in kube-apiserver v1.37 by default")
+	}
+	if !r.OK && strings.Contains(r.Err, "feature gate is disabled") {
+		// Upstream v0.12.0 and jobset-webhook's default policy both keep the alpha gates
+		// (RestartJob, InPlaceRestart) off: refusing is the right answer here.
+		t.Note("refused, as with the gates off: %s", strings.TrimSpace(r.Err))
+		contains(t, "kubectl's error", r.Err, "<nil>: Internal error: ")
+		return
+	}
+	if !r.OK {
+		t.Fatalf("kubectl apply -f %s failed:\n%s", file, r.Err)
+	}
+	names := regexp.MustCompile(`jobset\.jobset\.x-k8s\.io/(\S+) created`).FindAllStringSubmatch(r.Out, -1)
+	if len(names) == 0 {
+		t.Fatalf("no JobSet created:\n%s", r.Out)
+	}
+	for _, m := range names {
+		js := t.Get(ns, "jobset", m[1])
+		// D1, D2, D3 of docs/policy.md: not defaulted by the CRD's schema, and upstream's
+		// defaulting webhook skips this namespace.
+		if at(js, "spec", "successPolicy", "operator") == nil {
+			t.Errorf("%s: spec.successPolicy.operator not defaulted", m[1])
+		}
+		if at(js, "spec", "startupPolicy", "startupPolicyOrder") == nil {
+			t.Errorf("%s: spec.startupPolicy.startupPolicyOrder not defaulted", m[1])
+		}
+		rjobs, _ := at(js, "spec", "replicatedJobs").([]any)
+		for i := range rjobs {
+			if at(rjobs, i, "template", "spec", "completionMode") == nil {
+				t.Errorf("%s: spec.replicatedJobs[%d].template.spec.completionMode not defaulted", m[1], i)
+			}
+		}
+	}
+}
+
+// newJobSet creates a JobSet in a fresh namespace and waits for its Jobs.
+func (s *Suite) newJobSet(t *T, name string, replicas int, suspend bool) (ns string) {
+	ns = t.Namespace("scale")
+	r := t.Try(applied(name, replicas, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
+	if !r.OK {
+		t.Fatalf("create: %s", r.Err)
+	}
+	t.WaitJobs(ns, name, jobNames(name, replicas), 60*time.Second)
+	return ns
+}
+
+// applied is the manifest a user keeps for `kubectl apply`: jobsetYAML with the one default that
+// sits inside the replicatedJobs list written out (completionMode). kubectl apply sends a JSON
+// merge patch for a custom resource, which replaces the whole list with the manifest's; a default
+// filled in on CREATE by a mutating webhook and absent from the manifest is then removed, and the
+// UPDATE is judged as removing it (docs/e2e.md, "What the real API server does").
+func applied(name string, replicas int, image string) string {
+	return strings.Replace(jobsetYAML(name, replicas, image, false), "        parallelism: 1\n",
+		"        parallelism: 1\n        completionMode: Indexed\n", 1)
+}
+
+func jobNames(jobset string, n int) []string {
+	var out []string
+	for i := 0; i < n; i++ {
+		out = append(out, fmt.Sprintf("%s-workers-%d", jobset, i))
+	}
+	return out
+}
+
+func replicasPatch(n int) string {
+	return fmt.Sprintf(`[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":%d}]`, n)
+}
+
+func (s *Suite) scaleUpPatch(t *T) {
+	ns := s.newJobSet(t, "up", 2, false)
+	r := t.Try("", nil, "patch", "-n", ns, "jobset", "up", "--type=json", "-p", replicasPatch(3))
+	if !r.OK {
+		t.Fatalf("patch refused: %s", r.Err)
+	}
+	contains(t, "kubectl's stderr", r.Err,
+		`Warning: replicatedJob "workers" scaled up from 2 to 3: the JobSet controller will create Job up-workers-2`)
+	t.WaitJobs(ns, "up", jobNames("up", 3), 60*time.Second)
+}
+
+// settle waits until the JobSet controller has seen the JobSet's latest generation: it writes
+// no observedGeneration, so wait for a reconcile to have had time (its Jobs' list steady for 3 s).
+func (t *T) settle(ns, jobset string) []string {
+	prev := t.Jobs(ns, jobset)
+	steady := time.Now()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		cur := t.Jobs(ns, jobset)
+		if strings.Join(cur, " ") != strings.Join(prev, " ") {
+			prev, steady = cur, time.Now()
+		} else if time.Since(steady) > 3*time.Second {
+			break
+		}
+	}
+	return prev
+}
+
+func (s *Suite) scaleDownApply(t *T) {
+	ns := s.newJobSet(t, "down", 3, false)
+	r := t.Try(applied("down", 1, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
+	if !r.OK {
+		t.Fatalf("apply refused: %s", r.Err)
+	}
+	contains(t, "kubectl's stderr", r.Err,
+		`Warning: replicatedJob "workers" scaled down from 3 to 1: Jobs down-workers-1, down-workers-2 keep running (the JobSet controller deletes none)`)
+	got := t.settle(ns, "down")
+	if strings.Join(got, " ") != strings.Join(jobNames("down", 3), " ") {
+		t.Errorf("Jobs after scale-down to 1: %v, want all three left in place (upstream deletes none)", got)
+	}
+	js := t.Get(ns, "jobset", "down")
+	if at(js, "spec", "replicatedJobs", 0, "replicas") != float64(1) {
+		t.Errorf("stored replicas = %v, want 1", at(js, "spec", "replicatedJobs", 0, "replicas"))
+	}
+}
+
+func (s *Suite) scaleApplyThenPatch(t *T) {
+	ns := s.newJobSet(t, "both", 1, false)
+	r := t.Try(applied("both", 3, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
+	if !r.OK {
+		t.Fatalf("apply refused: %s", r.Err)
+	}
+	contains(t, "kubectl's stderr", r.Err,
+		`Warning: replicatedJob "workers" scaled up from 1 to 3: the JobSet controller will create Jobs both-workers-1, both-workers-2`)
+	t.WaitJobs(ns, "both", jobNames("both", 3), 60*time.Second)
+	r = t.Try("", nil, "patch", "-n", ns, "jobset", "both", "--type=merge", "-p",
+		`{"spec":{"replicatedJobs":[{"name":"workers","replicas":2,"template":`+templateJSON("busybox:1.36")+`}]}}`)
+	// A merge patch replaces the list too: the manifest-style template without completionMode.
+	if !r.OK {
+		t.Fatalf("merge patch refused: %s", r.Err)
+	}
+	contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled down from 3 to 2: Job both-workers-2 keeps running`)
+}
+
+// templateJSON is jobsetYAML's Job template as JSON, for a merge patch (which replaces lists).
+func templateJSON(image string) string {
+	return `{"spec":{"parallelism":1,"completions":1,"backoffLimit":0,"completionMode":"Indexed","template":{"spec":{` +
+		`"restartPolicy":"Never","containers":[{"name":"main","image":"` + image + `","command":["sleep","600"]}]}}}}`
+}
+
+// scaleApplyDefaultsLeftOut: the manifest as most users write it (no completionMode). kubectl's
+// merge patch replaces replicatedJobs whole, the API server re-applies the CRD schema's defaults
+// only (replicas, groupName), and the webhook's CREATE-time default completionMode: Indexed is
+// gone from the new object. Today jobset-webhook refuses that as a change of completionMode;
+// the case is a known difference until the product decides (docs/e2e.md), and fails if
+// anything else happens.
+func (s *Suite) scaleApplyDefaultsLeftOut(t *T) {
+	ns := t.Namespace("scale")
+	if r := t.Try(jobsetYAML("plain", 1, "busybox:1.36", false), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		t.Fatalf("create: %s", r.Err)
+	}
+	r := t.Try(jobsetYAML("plain", 2, "busybox:1.36", false), nil, "apply", "-n", ns, "-f", "-")
+	if r.OK {
+		contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled up from 1 to 2`)
+		return
+	}
+	want := `The JobSet "plain" is invalid: spec.replicatedJobs[0].template.spec.completionMode: Invalid value: null: field is immutable`
+	if strings.Contains(r.Err, want) {
+		t.Skip("known difference: kubectl apply's merge patch drops completionMode (a CREATE-time default of the mutating webhook) and jobset-webhook refuses: " + want)
+	}
+	t.Fatalf("apply refused otherwise: %s", r.Err)
+}
+
+func (s *Suite) refuseImage(t *T) {
+	ns := s.newJobSet(t, "img", 1, false)
+	r := t.Try("", nil, "patch", "-n", ns, "jobset", "img", "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image","value":"busybox:1.37"}]`)
+	if r.OK {
+		t.Fatalf("image change allowed:\n%s", r.Out)
+	}
+	t.Note("kubectl printed: %s", strings.TrimSpace(r.Err))
+	// kubectl prints an Invalid status from its causes, as for the API server's own validation:
+	// the webhook's name ("admission webhook ... denied the request") is in the message only.
+	contains(t, "kubectl's error", r.Err, `The JobSet "img" is invalid: `+imagePath+`: Invalid value: "busybox:1.37": field is immutable`)
+}
+
+func (s *Suite) refuseRename(t *T) {
+	ns := s.newJobSet(t, "ren", 1, false)
+	r := t.Try("", nil, "patch", "-n", ns, "jobset", "ren", "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/replicatedJobs/0/name","value":"trainers"}]`)
+	if r.OK {
+		t.Fatalf("rename allowed:\n%s", r.Out)
+	}
+	t.Note("kubectl printed: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, `The JobSet "ren" is invalid: spec.replicatedJobs: Forbidden: field is immutable: added "trainers"; removed "workers"`)
+}
+
+func (s *Suite) refuseReorder(t *T) {
+	ns := t.Namespace("reorder")
+	two := jobsetYAML("ord", 1, "busybox:1.36", false) + `  - name: ps
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: main
+              image: busybox:1.36
+              command: ["sleep", "600"]
+`
+	if r := t.Try(two, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		t.Fatalf("create: %s", r.Err)
+	}
+	js := t.Get(ns, "jobset", "ord")
+	rj := at(js, "spec", "replicatedJobs").([]any)
+	swapped := []any{rj[1], rj[0]}
+	patch := map[string]any{"spec": map[string]any{"replicatedJobs": swapped}}
+	r := t.Try("", nil, "patch", "-n", ns, "jobset", "ord", "--type=merge", "-p", mustJSON(patch))
+	if r.OK {
+		t.Fatalf("reorder allowed:\n%s", r.Out)
+	}
+	t.Note("kubectl printed: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, `The JobSet "ord" is invalid: spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered: [0] was "workers", now "ps"`)
+}
+
+func (s *Suite) dryRun(t *T) {
+	ns := s.newJobSet(t, "dry", 1, false)
+	r := t.Try(applied("dry", 4, "busybox:1.36"), nil, "apply", "--dry-run=server", "-n", ns, "-f", "-")
+	if !r.OK {
+		t.Fatalf("dry-run scale refused: %s", r.Err)
+	}
+	contains(t, "kubectl's output", r.Out, "jobset.jobset.x-k8s.io/dry configured (server dry run)")
+	contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled up from 1 to 4`)
+	if got := at(t.Get(ns, "jobset", "dry"), "spec", "replicatedJobs", 0, "replicas"); got != float64(1) {
+		t.Errorf("dry run stored replicas %v", got)
+	}
+	r = t.Try(applied("dry", 1, "busybox:1.37"), nil, "apply", "--dry-run=server", "-n", ns, "-f", "-")
+	if r.OK {
+		t.Fatalf("dry-run image change allowed:\n%s", r.Out)
+	}
+	contains(t, "kubectl's error", r.Err, imagePath)
+}
+
+func (s *Suite) edit(t *T) {
+	ns := s.newJobSet(t, "ed", 2, false)
+	// kubectl edit writes the object as YAML to a file and runs KUBE_EDITOR on it.
+	script := filepath.Join(t.c.Work, "edit-replicas.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\nexec sed -i 's/^    replicas: 2$/    replicas: 3/' \"$1\"\n"), 0o755)
+	r := t.Try("", []string{"KUBE_EDITOR=" + script}, "edit", "-n", ns, "jobset", "ed")
+	if !r.OK {
+		t.Fatalf("kubectl edit failed: %s\n%s", r.Err, r.Out)
+	}
+	contains(t, "kubectl's output", r.Out, "jobset.jobset.x-k8s.io/ed edited")
+	contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled up from 2 to 3`)
+	t.WaitJobs(ns, "ed", jobNames("ed", 3), 60*time.Second)
+}
+
+func (s *Suite) kueue(t *T) {
+	ns := t.Namespace("kueue")
+	if r := t.Try(jobsetYAML("kq", 2, "busybox:1.36", true), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		t.Fatalf("create: %s", r.Err)
+	}
+	// What Kueue's jobframework does when it admits a suspended JobSet: the pod templates get the
+	// flavor's nodeSelector and tolerations and Kueue's labels, then suspend goes false.
+	base := "/spec/replicatedJobs/0/template/spec/template"
+	labels := `{"op":"add","path":"` + base + `/metadata/labels","value":{"kueue.x-k8s.io/podset":"workers"}}`
+	if at(t.Get(ns, "jobset", "kq"), "spec", "replicatedJobs", 0, "template", "spec", "template", "metadata") == nil {
+		labels = `{"op":"add","path":"` + base + `/metadata","value":{"labels":{"kueue.x-k8s.io/podset":"workers"}}}`
+	}
+	patch := `[
+ {"op":"add","path":"` + base + `/spec/nodeSelector","value":{"cloud.example.com/flavor":"spot"}},
+ {"op":"add","path":"` + base + `/spec/tolerations","value":[{"key":"spot","operator":"Exists","effect":"NoSchedule"}]},
+ ` + labels + `]`
+	r := t.Try("", nil, "patch", "-n", ns, "jobset", "kq", "--type=json", "-p", patch)
+	if !r.OK {
+		t.Fatalf("Kueue-style update of a suspended JobSet refused: %s", r.Err)
+	}
+	r = t.Try("", nil, "patch", "-n", ns, "jobset", "kq", "--type=merge", "-p", `{"spec":{"suspend":false}}`)
+	if !r.OK {
+		t.Fatalf("resume refused: %s", r.Err)
+	}
+	t.WaitJobs(ns, "kq", jobNames("kq", 2), 60*time.Second)
+	sel := t.Kubectl("get", "job", "-n", ns, "kq-workers-0", "-o", "jsonpath={.spec.template.spec.nodeSelector}")
+	contains(t, "Job kq-workers-0's nodeSelector", sel, "cloud.example.com/flavor")
+}
+
+// checkPredicts runs `build/jobset-webhook check --old OLD --new NEW` and returns its exit code
+// and output; skips the case when the binary is missing.
+func (s *Suite) checkPredicts(t *T, old, new string) (int, string) {
+	exe := filepath.Join(s.c.Root, "build", "jobset-webhook")
+	if !fileExists(exe) {
+		t.Skip("build/jobset-webhook is missing")
+	}
+	dir := filepath.Join(s.c.Work, "check-"+strings.ReplaceAll(t.name[:12], " ", "-"))
+	os.MkdirAll(dir, 0o755)
+	oldF, newF := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
+	os.WriteFile(oldF, []byte(old), 0o644)
+	os.WriteFile(newF, []byte(new), 0o644)
+	out, err := exec.Command(exe, "check", "--old", oldF, "--new", newF).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	return code, strings.TrimSpace(string(out))
+}
+
+// withUnknownField adds `foo: bar` to the container of jobsetYAML's output, and changes the
+// image too when image is set.
+func withUnknownField(y string) string {
+	return strings.Replace(y, "              command:", "              foo: bar\n              command:", 1)
+}
+
+func (s *Suite) strictUnknownField(t *T) {
+	ns := s.newJobSet(t, "strict", 1, false)
+	old := applied("strict", 1, "busybox:1.36")
+	new := withUnknownField(applied("strict", 2, "busybox:1.36"))
+	r := t.Try(new, nil, "apply", "-n", ns, "-f", "-")
+	if r.OK {
+		t.Errorf("apply with an unknown field succeeded:\n%s", r.Out)
+	}
+	t.Note("cluster: kubectl apply: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, `unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"`)
+	if len(t.errors) > 0 {
+		return
+	}
+	code, out := s.checkPredicts(t, old, new)
+	t.Note("check: exit %d: %s", code, out)
+	if code == 0 {
+		// The cluster's behaviour is what this case asserts; check's model of it is issue 15's.
+		t.Skip("known difference (issue 15): the cluster refuses (strict field validation), check allows (exit 0)")
+	}
+	if !strings.Contains(out, "unknown field") {
+		t.Skip("known difference (issue 15): both refuse, but check calls the unknown field an immutable change, the cluster an unknown field")
+	}
+}
+
+func (s *Suite) prunedUnknownField(t *T) {
+	ns := s.newJobSet(t, "prune", 1, false)
+	old := applied("prune", 1, "busybox:1.36")
+	new := withUnknownField(applied("prune", 2, "busybox:1.36"))
+	r := t.Try(new, nil, "apply", "--validate=false", "-n", ns, "-f", "-")
+	if !r.OK {
+		t.Fatalf("apply --validate=false refused: %s", r.Err)
+	}
+	js := t.Get(ns, "jobset", "prune")
+	if c := at(js, "spec", "replicatedJobs", 0, "template", "spec", "template", "spec", "containers", 0); c == nil {
+		t.Fatalf("no container stored")
+	} else if _, has := c.(map[string]any)["foo"]; has {
+		t.Errorf("unknown field stored, not pruned")
+	}
+	if got := at(js, "spec", "replicatedJobs", 0, "replicas"); got != float64(2) {
+		t.Errorf("replicas %v, want 2", got)
+	}
+	if len(t.errors) > 0 {
+		return
+	}
+	code, out := s.checkPredicts(t, old, new)
+	t.Note("check: exit %d: %s", code, out)
+	if code != 0 {
+		t.Skip(fmt.Sprintf("known difference (issue 15): the cluster allows (pruned), check exits %d", code))
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := jsonMarshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
