@@ -331,13 +331,15 @@ class Controller {
     while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     log_line("info", "stopping");
     stopping_ = true;
+    // The reconcile in progress ends first, its Events included; only then are the requests
+    // in flight (watches, the Lease) cancelled.
     queue_.shut_down();
+    worker.join();
     jobsets_.stop();
     jobs_.stop();
     elector_cv_.notify_all();
     jobsets_thread.join();
     jobs_thread.join();
-    worker.join();
     elector.join();
     if (http_thread.joinable()) {
       http.stop();
