@@ -2,6 +2,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+#include <iostream>
+
 #include "jobset_webhook/cli/commands.h"
 
 namespace cli = jobset_webhook::cli;
@@ -157,6 +160,55 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"json", "text"}))
       ->capture_default_str();
 
+  jobset_webhook::controller::ControllerOptions controller;
+  auto* controller_cmd = app.add_subcommand(
+      "scale-down-controller",
+      "Delete the child Jobs above a lowered replicas, highest index first, until SIGTERM or "
+      "SIGINT (docs/elastic.md)");
+  controller_cmd->add_option("--kubeconfig", controller.kubeconfig,
+                             "kubeconfig file; without it, the in-cluster configuration");
+  controller_cmd->add_option("--context", controller.context,
+                             "kubeconfig context (default: its current-context)");
+  controller_cmd->add_option("--namespace", controller.watch_namespace,
+                             "Watch JobSets and Jobs of this namespace only (default: all)");
+  controller_cmd->add_option("--lease-namespace", controller.lease_namespace,
+                             "Namespace of the leader-election Lease (default: the Pod's, or the "
+                             "kubeconfig context's)");
+  controller_cmd->add_option("--lease-name", controller.lease_name, "Name of the Lease")
+      ->capture_default_str();
+  controller_cmd->add_option("--identity", controller.identity,
+                             "This replica's holder identity (default: <hostname>_<random>)");
+  controller_cmd->add_option("--bind", controller.bind, "Address of the metrics port")
+      ->capture_default_str();
+  controller_cmd
+      ->add_option("--metrics-port", controller.metrics_port,
+                   "Plain-HTTP port of /metrics, /healthz, /readyz; 0 disables it")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  controller_cmd
+      ->add_option_function<int>(
+          "--lease-duration",
+          [&controller](int s) { controller.lease.lease_duration = std::chrono::seconds(s); },
+          "Seconds a Lease not renewed stays held (default 15)")
+      ->check(CLI::Range(2, 3600));
+  controller_cmd
+      ->add_option_function<int>(
+          "--renew-deadline",
+          [&controller](int s) { controller.lease.renew_deadline = std::chrono::seconds(s); },
+          "Seconds after the last renewal when the leader stops acting (default 10)")
+      ->check(CLI::Range(1, 3600));
+  controller_cmd
+      ->add_option_function<int>(
+          "--retry-period",
+          [&controller](int s) { controller.lease.retry_period = std::chrono::seconds(s); },
+          "Seconds between Lease reads and renewals (default 2)")
+      ->check(CLI::Range(1, 600));
+  controller_cmd
+      ->add_option("--watch-timeout", controller.watch_timeout_seconds,
+                   "Seconds a watch runs before it is started again (timeoutSeconds)")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -170,5 +222,12 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) return cli::validate(validate);
   if (default_cmd->parsed()) return cli::print_defaults(defaults);
   if (serve_cmd->parsed()) return cli::serve(serve);
+  if (controller_cmd->parsed()) {
+    if (controller.lease.renew_deadline >= controller.lease.lease_duration) {
+      std::cerr << "--renew-deadline must be shorter than --lease-duration\n";
+      return jobset_webhook::kExitUnusableInput;
+    }
+    return cli::scale_down_controller(controller);
+  }
   return jobset_webhook::kExitUnusableInput;
 }

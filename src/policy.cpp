@@ -21,18 +21,21 @@ std::string shown(const Json& value) {
 // One boolean switch of a section: its key in the file and where it lands.
 using Switch = std::pair<const char*, bool*>;
 
-std::string known_keys(const std::vector<Switch>& switches) {
+std::string known_keys(const std::vector<Switch>& switches, const char* extra) {
   std::string out;
   for (const auto& [k, target] : switches) {
     if (!out.empty()) out += ", ";
     out += k;
   }
+  if (extra != nullptr) out += std::string(", ") + extra;
   return out;
 }
 
 // Reads a mapping of booleans into the switches; null keeps every default.
+// `extra` names one more key of the section, read by the caller (not a boolean).
 std::optional<Failure> read_switches(const std::string& section, const Json& value,
-                                     const std::vector<Switch>& switches) {
+                                     const std::vector<Switch>& switches,
+                                     const char* extra = nullptr) {
   if (value.is_null()) return std::nullopt;
   if (!value.is_object()) return policy_error(section, "must be a mapping, got " + shown(value));
   for (const auto& [name, flag] : value.items()) {
@@ -40,9 +43,10 @@ std::optional<Failure> read_switches(const std::string& section, const Json& val
     for (const auto& [k, t] : switches) {
       if (name == k) target = t;
     }
+    if (extra != nullptr && name == extra) continue;
     if (target == nullptr) {
       return policy_error(section + "." + name,
-                          "unknown key (known: " + known_keys(switches) + ")");
+                          "unknown key (known: " + known_keys(switches, extra) + ")");
     }
     if (!flag.is_boolean())
       return policy_error(section + "." + name, "must be a boolean, got " + shown(flag));
@@ -63,7 +67,19 @@ Result<Policy> parse_policy(const Json& document) {
     if (key == "elastic") {
       problem = read_switches(
           key, value,
-          {{"replicas", &policy.elastic.replicas}, {"parallelism", &policy.elastic.parallelism}});
+          {{"replicas", &policy.elastic.replicas}, {"parallelism", &policy.elastic.parallelism}},
+          "scaleDown");
+      if (!problem && value.is_object() && value.contains("scaleDown")) {
+        const Json& scale_down = value["scaleDown"];
+        if (scale_down == "controller") {
+          policy.elastic.scale_down = Policy::ScaleDown::kController;
+        } else if (scale_down == "manual" || scale_down.is_null()) {
+          policy.elastic.scale_down = Policy::ScaleDown::kManual;
+        } else {
+          problem = policy_error("elastic.scaleDown",
+                                 "must be \"controller\" or \"manual\", got " + shown(scale_down));
+        }
+      }
     } else if (key == "featureGates") {
       problem = read_switches(key, value,
                               {{"InPlaceRestart", &policy.feature_gates.in_place_restart},

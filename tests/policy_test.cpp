@@ -23,6 +23,19 @@ TEST_CASE("Feature gates are read by upstream's gate names", "[policy]") {
   CHECK(p.value().elastic.replicas);
 }
 
+TEST_CASE("elastic.scaleDown says who deletes the Jobs above replicas", "[policy]") {
+  using ScaleDown = jobset_webhook::Policy::ScaleDown;
+  CHECK(parse_policy(Json(nullptr)).value().elastic.scale_down == ScaleDown::kManual);
+  const auto controller =
+      parse_policy(Json::parse(R"({"elastic": {"scaleDown": "controller", "replicas": true}})"));
+  REQUIRE(controller.ok());
+  CHECK(controller.value().elastic.scale_down == ScaleDown::kController);
+  CHECK(controller.value().elastic.replicas);
+  const auto manual = parse_policy(Json::parse(R"({"elastic": {"scaleDown": "manual"}})"));
+  REQUIRE(manual.ok());
+  CHECK(manual.value().elastic.scale_down == ScaleDown::kManual);
+}
+
 TEST_CASE("Policy switches are read", "[policy]") {
   const auto p =
       parse_policy(Json::parse(R"({"elastic": {"replicas": false, "parallelism": true}})"));
@@ -41,7 +54,11 @@ TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[
       {"unknown top key", R"({"elastik": {}})",
        "policy: elastik: unknown key (known: elastic, featureGates)"},
       {"unknown nested key", R"({"elastic": {"replica": true}})",
-       "policy: elastic.replica: unknown key (known: replicas, parallelism)"},
+       "policy: elastic.replica: unknown key (known: replicas, parallelism, scaleDown)"},
+      {"scaleDown not a choice", R"({"elastic": {"scaleDown": "auto"}})",
+       R"(policy: elastic.scaleDown: must be "controller" or "manual", got "auto")"},
+      {"scaleDown not a string", R"({"elastic": {"scaleDown": true}})",
+       R"(policy: elastic.scaleDown: must be "controller" or "manual", got true)"},
       {"wrong type", R"({"elastic": {"replicas": "yes"}})",
        R"(policy: elastic.replicas: must be a boolean, got "yes")"},
       {"not a mapping", R"([1])", "policy: <root>: must be a mapping, got [1]"},

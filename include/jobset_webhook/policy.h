@@ -5,6 +5,8 @@
 //   elastic:
 //     replicas: true      # replicatedJobs[*].replicas may change (default true)
 //     parallelism: false  # upstream's ElasticJobSet rules for parallelism/completions (default false)
+//     scaleDown: manual   # who deletes the Jobs above a lowered replicas: "manual" (the user;
+//                         # default) or "controller" (the scale-down controller is installed)
 //   featureGates:         # upstream JobSet's alpha feature gates that change CREATE validation
 //     InPlaceRestart: false  # allow failurePolicy.restartStrategy InPlaceRestart (default false)
 //     RestartJob: false      # allow failure-policy actions RestartJob[AndIgnoreMaxRestarts] (default false)
@@ -15,9 +17,12 @@
 namespace jobset_webhook {
 
 struct Policy {
+  // Who retires the Jobs above a lowered replicas; it only changes the scale-down warning.
+  enum class ScaleDown { kManual, kController };
   struct Elastic {
     bool replicas = true;
     bool parallelism = false;
+    ScaleDown scale_down = ScaleDown::kManual;
   };
   // Upstream's feature gates, with upstream v0.12.0's defaults (both alpha, off).
   struct FeatureGates {

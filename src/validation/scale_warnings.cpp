@@ -20,11 +20,18 @@ std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t
          child_job_name(jobset, rjob, last) + " (" + std::to_string(count) + " Jobs)";
 }
 
-std::string warning_for(std::string_view jobset, const ReplicasChange& c) {
+std::string warning_for(std::string_view jobset, const ReplicasChange& c,
+                        bool scale_down_controller) {
   const std::string head = scale_warning_prefix(c.replicated_job) +
                            (c.new_replicas < c.old_replicas ? "down from " : "up from ") +
                            std::to_string(c.old_replicas) + " to " +
                            std::to_string(c.new_replicas) + ": ";
+  if (c.new_replicas < c.old_replicas && scale_down_controller) {
+    const bool one = c.old_replicas - c.new_replicas == 1;
+    return head + "the scale-down controller will delete " +
+           job_run(jobset, c.replicated_job, c.new_replicas, c.old_replicas - 1) +
+           (one ? "" : ", highest index first");
+  }
   if (c.new_replicas < c.old_replicas) {
     const bool one = c.old_replicas - c.new_replicas == 1;
     return head + job_run(jobset, c.replicated_job, c.new_replicas, c.old_replicas - 1) +
@@ -52,11 +59,12 @@ std::string child_job_name(std::string_view jobset, std::string_view replicated_
 }
 
 std::vector<std::string> scale_warnings(std::string_view jobset,
-                                        const std::vector<ReplicasChange>& changes) {
+                                        const std::vector<ReplicasChange>& changes,
+                                        bool scale_down_controller) {
   std::vector<std::string> out;
   std::size_t total = 0;
   for (std::size_t i = 0; i < changes.size(); ++i) {
-    std::string w = warning_for(jobset, changes[i]);
+    std::string w = warning_for(jobset, changes[i], scale_down_controller);
     // Keep room for the closing summary line.
     if (total + w.size() > kMaxWarningsBytes - 64) {
       out.push_back("and " + std::to_string(changes.size() - i) + " more replicatedJobs rescaled");

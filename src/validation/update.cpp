@@ -385,7 +385,8 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
 
   if (findings.errors.empty()) {
     findings.warnings =
-        scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled);
+        scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
+                       ctx.policy.elastic.scale_down == Policy::ScaleDown::kController);
   }
   return findings;
 }

@@ -274,6 +274,24 @@ TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]"
                              });
 }
 
+TEST_CASE("With the scale-down controller installed, a scale-down warns that it deletes",
+          "[validation][update]") {
+  Policy policy;
+  policy.elastic.scale_down = Policy::ScaleDown::kController;
+  const Parsed old_js(with(two_jobs(), "/spec/replicatedJobs/1/replicas", 4));
+  const Parsed down(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0),
+                         "/spec/replicatedJobs/1/replicas", 2));
+  const auto findings = v::validate_update(old_js, down, policy);
+  REQUIRE(findings.errors.empty());
+  CHECK(findings.warnings ==
+        std::vector<std::string>{
+            "replicatedJob \"rjob-0\" scaled down from 1 to 0: the scale-down controller will "
+            "delete Job js-rjob-0-0",
+            "replicatedJob \"rjob-1\" scaled down from 4 to 2: the scale-down controller will "
+            "delete Jobs js-rjob-1-2, js-rjob-1-3, highest index first",
+        });
+}
+
 // Found by fuzz_review: errors came in the key order of the new object, so the same change sent
 // with its keys in another order got a different message.
 TEST_CASE("The errors of an update do not depend on the key order of the objects",

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "jobset_webhook/controller/scale_down_controller.h"
 #include "jobset_webhook/exit_codes.h"
 #include "jobset_webhook/server/endpoints.h"
 
@@ -92,5 +93,9 @@ struct ServeOptions {
 
 // `jobset-webhook serve`: the HTTPS admission webhook, until SIGTERM or SIGINT.
 int serve(const ServeOptions& options);
+
+// `jobset-webhook scale-down-controller`: deletes the child Jobs above a lowered `replicas`
+// (controller/scale_down_controller.h), until SIGTERM or SIGINT.
+int scale_down_controller(const controller::ControllerOptions& options);
 
 }  // namespace jobset_webhook::cli

@@ -33,9 +33,14 @@ std::string scale_warning_prefix(std::string_view replicated_job);
 // One warning per change, e.g.
 //   replicatedJob "workers" scaled down from 4 to 2: Jobs js-workers-2, js-workers-3 keep running
 //   (the JobSet controller deletes none); delete them to release their resources
+// With the scale-down controller installed (policy elastic.scaleDown: controller) a scale-down
+// says instead
+//   replicatedJob "workers" scaled down from 4 to 2: the scale-down controller will delete Jobs
+//   js-workers-2, js-workers-3, highest index first
 // Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"); the total
 // stays under kMaxWarningsBytes, ending in a count of the changes left out.
 std::vector<std::string> scale_warnings(std::string_view jobset,
-                                        const std::vector<ReplicasChange>& changes);
+                                        const std::vector<ReplicasChange>& changes,
+                                        bool scale_down_controller = false);
 
 }  // namespace jobset_webhook::validation

@@ -32,6 +32,7 @@ func (s *Suite) RunAll() {
 	s.Run("unknown container field: kubectl apply fails strict validation; check agrees", s.strictUnknownField)
 	s.Run("unknown container field with --validate=false: pruned, allowed; check agrees", s.prunedUnknownField)
 	s.Run("the API server's webhook metrics count no rejection or error of ours", s.metricsClean)
+	s.scaleDownCases() // scale_down.go
 	if s.rollout {
 		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", s.rolloutUnderLoad)
 	} else {

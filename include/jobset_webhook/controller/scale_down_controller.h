@@ -1,0 +1,34 @@
+#pragma once
+
+// `jobset-webhook scale-down-controller`: watches JobSets and the Jobs that carry upstream's
+// jobset.sigs.k8s.io/jobset-name label, and for one JobSet at a time deletes what
+// plan_scale_down names, highest index first, with the planned propagation and a UID
+// precondition, recording an Event on the JobSet for each Job deleted. Only the holder of the
+// Lease acts (leader_election.h); every replica keeps its caches warm. Prometheus metrics and
+// /healthz on a plain-HTTP port.
+
+#include <atomic>
+#include <string>
+
+#include "jobset_webhook/controller/leader_election.h"
+
+namespace jobset_webhook::controller {
+
+struct ControllerOptions {
+  std::string kubeconfig;       // empty: in-cluster configuration
+  std::string context;          // kubeconfig context; empty: current-context
+  std::string watch_namespace;  // empty: all namespaces
+  std::string lease_namespace;  // empty: the configuration's namespace
+  std::string lease_name = "jobset-scale-down-controller";
+  std::string identity;  // empty: <hostname>_<random>
+  std::string bind = "0.0.0.0";
+  int metrics_port = 8080;  // /metrics, /healthz and /readyz; 0: none; -1: any free port
+  LeaseTimings lease;
+  int watch_timeout_seconds = 300;
+};
+
+// Runs until `stop` becomes true (the CLI sets it on SIGTERM or SIGINT). Exit code: 0 after a
+// clean stop, 2 when the configuration cannot be read or the metrics port cannot be bound.
+int run_scale_down_controller(const ControllerOptions& options, const std::atomic<bool>& stop);
+
+}  // namespace jobset_webhook::controller

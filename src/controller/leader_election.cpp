@@ -1,0 +1,105 @@
+#include "jobset_webhook/controller/leader_election.h"
+
+#include <ctime>
+#include <utility>
+
+namespace jobset_webhook::controller {
+namespace {
+
+std::string spec_string(const Json& lease, const char* key) {
+  const auto spec = lease.find("spec");
+  if (spec == lease.end() || !spec->is_object()) return "";
+  const auto v = spec->find(key);
+  return v != spec->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+std::int64_t spec_int(const Json& lease, const char* key) {
+  const auto spec = lease.find("spec");
+  if (spec == lease.end() || !spec->is_object()) return 0;
+  const auto v = spec->find(key);
+  return v != spec->end() && v->is_number_integer() ? v->get<std::int64_t>() : 0;
+}
+
+std::string format_time(std::chrono::system_clock::time_point t, bool micro) {
+  const auto since = t.time_since_epoch();
+  const std::time_t secs = std::chrono::duration_cast<std::chrono::seconds>(since).count();
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out(buf);
+  if (micro) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(since).count() % 1000000;
+    char frac[16];
+    std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(us));
+    out += frac;
+  }
+  return out + "Z";
+}
+
+}  // namespace
+
+std::string micro_time(std::chrono::system_clock::time_point t) { return format_time(t, true); }
+std::string rfc3339(std::chrono::system_clock::time_point t) { return format_time(t, false); }
+
+LeaseElector::LeaseElector(std::string ns, std::string name, std::string identity,
+                           LeaseTimings timings)
+    : ns_(std::move(ns)),
+      name_(std::move(name)),
+      identity_(std::move(identity)),
+      timings_(timings) {}
+
+LeaseStep LeaseElector::step(const std::optional<Json>& lease, Clock::time_point now,
+                             const std::string& now_micro) {
+  LeaseStep out;
+  const auto duration = static_cast<std::int64_t>(timings_.lease_duration.count());
+  if (!lease || !lease->is_object()) {
+    out.action = LeaseStep::Action::kCreate;
+    out.lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                 {"kind", "Lease"},
+                 {"metadata", {{"name", name_}, {"namespace", ns_}}},
+                 {"spec",
+                  {{"holderIdentity", identity_},
+                   {"leaseDurationSeconds", duration},
+                   {"acquireTime", now_micro},
+                   {"renewTime", now_micro},
+                   {"leaseTransitions", 0}}}};
+    return out;
+  }
+  const std::string holder = spec_string(*lease, "holderIdentity");
+  const std::string renew = spec_string(*lease, "renewTime");
+  if (holder != observed_holder_ || renew != observed_renew_ || !observed_at_) {
+    observed_holder_ = holder;
+    observed_renew_ = renew;
+    observed_at_ = now;
+  }
+  // The holder's own duration rules, as client-go reads it from the record.
+  std::int64_t held_for = spec_int(*lease, "leaseDurationSeconds");
+  if (held_for <= 0) held_for = duration;
+  const bool expired = holder.empty() || now - *observed_at_ > std::chrono::seconds(held_for);
+  if (holder != identity_ && !expired) {
+    renewed_at_.reset();  // someone else leads: stop acting at once
+    return out;
+  }
+
+  out.action = LeaseStep::Action::kUpdate;
+  out.lease = *lease;  // keeps metadata.resourceVersion: the update is conditional on it
+  auto& spec = out.lease["spec"];
+  if (!spec.is_object()) spec = Json::object();
+  if (holder != identity_) {
+    spec["acquireTime"] = now_micro;
+    spec["leaseTransitions"] = spec_int(*lease, "leaseTransitions") + 1;
+  }
+  spec["holderIdentity"] = identity_;
+  spec["leaseDurationSeconds"] = duration;
+  spec["renewTime"] = now_micro;
+  return out;
+}
+
+void LeaseElector::written(Clock::time_point at) { renewed_at_ = at; }
+
+bool LeaseElector::leading(Clock::time_point now) const {
+  return renewed_at_ && now - *renewed_at_ < timings_.renew_deadline;
+}
+
+}  // namespace jobset_webhook::controller

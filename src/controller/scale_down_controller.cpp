@@ -1,0 +1,562 @@
+#include "jobset_webhook/controller/scale_down_controller.h"
+
+#include <httplib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "jobset_webhook/controller/plan_scale_down.h"
+#include "jobset_webhook/kube/client.h"
+#include "jobset_webhook/kube/reflector.h"
+#include "jobset_webhook/metrics/exposition.h"
+#include "jobset_webhook/metrics/histogram.h"
+#include "jobset_webhook/metrics/process.h"
+
+namespace jobset_webhook::controller {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kComponent = "jobset-scale-down-controller";
+constexpr const char* kJobSetGroupVersion = "jobset.x-k8s.io/v1alpha2";
+
+std::mutex log_mu;
+
+// One line per record on stderr: time, level, message.
+void log_line(const char* level, const std::string& message) {
+  std::lock_guard lock(log_mu);
+  std::fprintf(stderr, "%s %s %s\n", micro_time(std::chrono::system_clock::now()).c_str(), level,
+               message.c_str());
+}
+
+std::string meta_string(const Json& obj, const char* key) {
+  const auto meta = obj.find("metadata");
+  if (meta == obj.end() || !meta->is_object()) return "";
+  const auto v = meta->find(key);
+  return v != meta->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+std::string label(const Json& obj, const char* key) {
+  const auto meta = obj.find("metadata");
+  if (meta == obj.end() || !meta->is_object()) return "";
+  const auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return "";
+  const auto v = labels->find(key);
+  return v != labels->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+// spec.replicatedJobs[name].replicas, for messages.
+std::int64_t replicas_of(const Json& js, const std::string& rjob) {
+  const auto spec = js.find("spec");
+  if (spec == js.end() || !spec->is_object()) return 0;
+  const auto rjobs = spec->find("replicatedJobs");
+  if (rjobs == spec->end() || !rjobs->is_array()) return 0;
+  for (const auto& r : *rjobs) {
+    if (!r.is_object()) continue;
+    const auto n = r.find("name");
+    if (n == r.end() || !n->is_string() || *n != rjob) continue;
+    const auto v = r.find("replicas");
+    return v != r.end() && v->is_number_integer() ? v->get<std::int64_t>() : 1;
+  }
+  return 0;
+}
+
+std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+struct Metrics {
+  std::atomic<std::uint64_t> jobs_deleted{0};
+  std::atomic<std::uint64_t> reconcile_errors{0};
+  std::atomic<std::uint64_t> reconciles{0};
+  std::atomic<std::uint64_t> relists{0};
+  std::atomic<std::int64_t> queue_depth{0};
+  std::atomic<int> leader{0};
+  metrics::Histogram reconcile_duration{metrics::fine_buckets()};
+
+  std::string text(std::uint64_t jobset_lists, std::uint64_t job_lists) const {
+    metrics::Exposition out;
+    out.family("jobset_scale_down_jobs_deleted_total", "counter",
+               "Child Jobs deleted because their index is at or above their ReplicatedJob's "
+               "replicas");
+    out.sample("jobset_scale_down_jobs_deleted_total", {}, jobs_deleted.load());
+    out.family("jobset_scale_down_reconcile_errors_total", "counter",
+               "Reconciles of a JobSet that failed and were retried");
+    out.sample("jobset_scale_down_reconcile_errors_total", {}, reconcile_errors.load());
+    out.family("jobset_scale_down_reconcile_total", "counter", "Reconciles of a JobSet");
+    out.sample("jobset_scale_down_reconcile_total", {}, reconciles.load());
+    out.family("jobset_scale_down_reconcile_duration_seconds", "histogram",
+               "Time to reconcile one JobSet, its deletions and Events included");
+    out.histogram("jobset_scale_down_reconcile_duration_seconds", {},
+                  reconcile_duration.snapshot());
+    out.family("jobset_scale_down_queue_depth", "gauge", "JobSets waiting in the work queue");
+    out.sample("jobset_scale_down_queue_depth", {}, queue_depth.load());
+    out.family("jobset_scale_down_leader", "gauge", "1 while this replica holds the Lease");
+    out.sample("jobset_scale_down_leader", {}, static_cast<std::int64_t>(leader.load()));
+    out.family("jobset_scale_down_lists_total", "counter",
+               "Full lists of a watched collection (start, and relists after 410 Gone)");
+    out.sample("jobset_scale_down_lists_total", {{"resource", "jobsets"}}, jobset_lists);
+    out.sample("jobset_scale_down_lists_total", {{"resource", "jobs"}}, job_lists);
+    metrics::write_process_metrics(out, metrics::read_process_stats());
+    return out.text();
+  }
+};
+
+// A work queue of JobSet keys, as client-go's: a key waits once however often it is added, and
+// a key added while it is being worked on is handed out again after done(), never to two
+// workers at once. Keys may also come back after a delay.
+class WorkQueue {
+ public:
+  explicit WorkQueue(Metrics& metrics) : metrics_(metrics) {}
+
+  void add(const std::string& key) {
+    {
+      std::lock_guard lock(mu_);
+      add_locked(key);
+    }
+    cv_.notify_all();
+  }
+
+  void add_after(const std::string& key, std::chrono::milliseconds delay) {
+    {
+      std::lock_guard lock(mu_);
+      delayed_.emplace(Clock::now() + delay, key);
+    }
+    cv_.notify_all();
+  }
+
+  // The next key, or nullopt once shut down.
+  std::optional<std::string> get() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      if (shutdown_) return std::nullopt;
+      const auto now = Clock::now();
+      while (!delayed_.empty() && delayed_.begin()->first <= now) {
+        add_locked(delayed_.begin()->second);
+        delayed_.erase(delayed_.begin());
+      }
+      if (!queue_.empty()) {
+        std::string key = std::move(queue_.front());
+        queue_.pop_front();
+        queued_.erase(key);
+        processing_.insert(key);
+        metrics_.queue_depth = static_cast<std::int64_t>(queue_.size());
+        return key;
+      }
+      if (delayed_.empty()) {
+        cv_.wait(lock);
+      } else {
+        cv_.wait_until(lock, delayed_.begin()->first);
+      }
+    }
+  }
+
+  void done(const std::string& key) {
+    {
+      std::lock_guard lock(mu_);
+      processing_.erase(key);
+      if (dirty_.erase(key) > 0) add_locked(key);
+    }
+    cv_.notify_all();
+  }
+
+  void shut_down() {
+    {
+      std::lock_guard lock(mu_);
+      shutdown_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  void add_locked(const std::string& key) {
+    if (processing_.count(key) > 0) {
+      dirty_.insert(key);
+      return;
+    }
+    if (queued_.insert(key).second) queue_.push_back(key);
+    metrics_.queue_depth = static_cast<std::int64_t>(queue_.size());
+  }
+
+  Metrics& metrics_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  std::set<std::string> queued_;
+  std::set<std::string> processing_;
+  std::set<std::string> dirty_;
+  std::multimap<Clock::time_point, std::string> delayed_;
+  bool shutdown_ = false;
+};
+
+// What the watches have seen: JobSets by namespace/name, Jobs by namespace/name.
+class Cache {
+ public:
+  using Map = std::map<std::string, Json>;
+
+  void replace(Map& target, const std::vector<Json>& items, std::set<std::string>& touched) {
+    std::lock_guard lock(mu_);
+    for (const auto& [k, v] : target) touched.insert(owner_key(&target, v));
+    target.clear();
+    for (const auto& item : items) {
+      target[key_of(meta_string(item, "namespace"), meta_string(item, "name"))] = item;
+      touched.insert(owner_key(&target, item));
+    }
+  }
+
+  // Applies an event; the JobSet key it concerns.
+  std::string apply(Map& target, const kube::WatchEvent& e) {
+    std::lock_guard lock(mu_);
+    const std::string k = key_of(meta_string(e.object, "namespace"), meta_string(e.object, "name"));
+    if (e.type == "DELETED") {
+      target.erase(k);
+    } else {
+      target[k] = e.object;
+    }
+    return owner_key(&target, e.object);
+  }
+
+  // The JobSet and its Jobs (by the jobset-name label), copied under the lock.
+  std::optional<std::pair<Json, std::vector<Json>>> snapshot(const std::string& key) {
+    std::lock_guard lock(mu_);
+    const auto it = jobsets.find(key);
+    if (it == jobsets.end()) return std::nullopt;
+    const std::string ns = meta_string(it->second, "namespace");
+    const std::string name = meta_string(it->second, "name");
+    std::vector<Json> children;
+    for (const auto& [k, job] : jobs) {
+      if (meta_string(job, "namespace") == ns && label(job, kJobSetNameKey) == name)
+        children.push_back(job);
+    }
+    return std::make_pair(it->second, std::move(children));
+  }
+
+  std::vector<std::string> jobset_keys() {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : jobsets) keys.push_back(k);
+    return keys;
+  }
+
+  Map jobsets;
+  Map jobs;
+
+ private:
+  std::string owner_key(const Map* target, const Json& obj) const {
+    const std::string ns = meta_string(obj, "namespace");
+    if (target == &jobsets) return key_of(ns, meta_string(obj, "name"));
+    return key_of(ns, label(obj, kJobSetNameKey));
+  }
+
+  std::mutex mu_;
+};
+
+// <POD_NAME or hostname>_<random>, as client-go's hostname_uuid: a restarted process is a new
+// candidate, never mistaken for the holder it replaces.
+std::string default_identity() {
+  char host[256] = {0};
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr && *pod != '\0') {
+    std::snprintf(host, sizeof host, "%s", pod);
+  } else if (gethostname(host, sizeof host - 1) != 0) {
+    host[0] = '\0';
+  }
+  std::random_device rd;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", rd(), rd());
+  return std::string(host[0] != '\0' ? host : "unknown") + "_" + suffix;
+}
+
+class Controller {
+ public:
+  Controller(const ControllerOptions& options, kube::Config config)
+      : options_(options),
+        config_(std::move(config)),
+        client_(config_),
+        queue_(metrics_),
+        elector_(options.lease_namespace.empty() ? config_.ns : options.lease_namespace,
+                 options.lease_name,
+                 options.identity.empty() ? default_identity() : options.identity, options.lease),
+        jobsets_(client_, kube::group_path(kJobSetGroupVersion, options.watch_namespace, "jobsets"),
+                 "", handlers(cache_.jobsets), kube::Backoff{}, options.watch_timeout_seconds),
+        jobs_(client_, kube::group_path("batch/v1", options.watch_namespace, "jobs"),
+              kJobSetNameKey, handlers(cache_.jobs), kube::Backoff{},
+              options.watch_timeout_seconds) {}
+
+  int run(const std::atomic<bool>& stop) {
+    httplib::Server http;
+    std::thread http_thread;
+    if (options_.metrics_port != 0) {
+      http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+        res.set_content(metrics_.text(jobsets_.lists(), jobs_.lists()),
+                        std::string(metrics::kContentType).c_str());
+      });
+      http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("ok", "text/plain");
+      });
+      http.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+        const bool ready = jobsets_.synced() && jobs_.synced();
+        res.status = ready ? 200 : 503;
+        res.set_content(ready ? "ok" : "caches not synced", "text/plain");
+      });
+      const int port =
+          options_.metrics_port < 0
+              ? http.bind_to_any_port(options_.bind)
+              : (http.bind_to_port(options_.bind, options_.metrics_port) ? options_.metrics_port
+                                                                         : -1);
+      if (port < 0) {
+        log_line("error", "cannot bind the metrics port " + std::to_string(options_.metrics_port));
+        return 2;
+      }
+      log_line("info",
+               "metrics on http://" + options_.bind + ":" + std::to_string(port) + "/metrics");
+      http_thread = std::thread([&http] { http.listen_after_bind(); });
+    }
+    log_line("info", "identity " + elector_.identity() + ", API server " + config_.host + ":" +
+                         std::to_string(config_.port));
+
+    std::thread jobsets_thread([this] { jobsets_.run(); });
+    std::thread jobs_thread([this] { jobs_.run(); });
+    std::thread worker([this] { work(); });
+    std::thread elector([this] { elect(); });
+
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    log_line("info", "stopping");
+    stopping_ = true;
+    // The reconcile in progress ends first, its Events included; only then are the requests
+    // in flight (watches, the Lease) cancelled.
+    queue_.shut_down();
+    worker.join();
+    jobsets_.stop();
+    jobs_.stop();
+    elector_cv_.notify_all();
+    jobsets_thread.join();
+    jobs_thread.join();
+    elector.join();
+    if (http_thread.joinable()) {
+      http.stop();
+      http_thread.join();
+    }
+    return 0;
+  }
+
+ private:
+  kube::ReflectorHandlers handlers(Cache::Map& target) {
+    kube::ReflectorHandlers h;
+    h.replace = [this, &target](const std::vector<Json>& items) {
+      std::set<std::string> touched;
+      cache_.replace(target, items, touched);
+      for (const auto& k : touched) queue_.add(k);
+    };
+    h.event = [this, &target](const kube::WatchEvent& e) { queue_.add(cache_.apply(target, e)); };
+    h.error = [](const std::string& what, const Failure& f) {
+      log_line("warn", what + ": " + (f.code == 0 ? "" : std::to_string(f.code) + " ") + f.message);
+    };
+    return h;
+  }
+
+  bool leading() {
+    std::lock_guard lock(lease_mu_);
+    return elector_.leading(Clock::now());
+  }
+
+  void elect() {
+    const std::string path = kube::group_path(
+        "coordination.k8s.io/v1",
+        options_.lease_namespace.empty() ? config_.ns : options_.lease_namespace, "leases");
+    const std::string lease_path = path + "/" + options_.lease_name;
+    bool was_leading = false;
+    while (!stopping_) {
+      std::optional<Json> lease;
+      auto got = client_.get(lease_path);
+      bool readable = true;
+      if (got.ok()) {
+        lease = std::move(got).value();
+      } else if (got.failure().code != 404) {
+        readable = false;
+        if (!stopping_) log_line("warn", "get lease: " + got.failure().message);
+      }
+      if (readable) {
+        const auto now = Clock::now();
+        LeaseStep step;
+        {
+          std::lock_guard lock(lease_mu_);
+          step = elector_.step(lease, now, micro_time(std::chrono::system_clock::now()));
+        }
+        if (step.action != LeaseStep::Action::kWait) {
+          auto written = step.action == LeaseStep::Action::kCreate
+                             ? client_.create(path, step.lease)
+                             : client_.update(lease_path, step.lease);
+          if (written.ok()) {
+            std::lock_guard lock(lease_mu_);
+            elector_.written(now);
+          } else if (!stopping_ && written.failure().code != 409) {
+            log_line("warn", "write lease: " + written.failure().message);
+          }
+        }
+      }
+      const bool is_leading = leading();
+      if (is_leading != was_leading) {
+        log_line("info", is_leading ? "became leader (Lease " + lease_path + ")"
+                                    : "not leading (Lease " + lease_path + ")");
+        metrics_.leader = is_leading ? 1 : 0;
+        // Everything is looked at again by the new leader.
+        if (is_leading) enqueue_all();
+        was_leading = is_leading;
+      }
+      std::unique_lock lock(elector_mu_);
+      elector_cv_.wait_for(lock, options_.lease.retry_period, [this] { return stopping_.load(); });
+    }
+    metrics_.leader = 0;
+  }
+
+  void enqueue_all() {
+    for (const auto& k : cache_.jobset_keys()) queue_.add(k);
+  }
+
+  void work() {
+    while (auto key = queue_.get()) {
+      if (!leading()) {
+        // Followers drop the key: enqueue_all() hands everything over on becoming leader.
+        queue_.done(*key);
+        continue;
+      }
+      const auto started = Clock::now();
+      const bool ok = reconcile(*key);
+      metrics_.reconcile_duration.observe(Clock::now() - started);
+      ++metrics_.reconciles;
+      if (ok) {
+        failures_.erase(*key);
+      } else {
+        ++metrics_.reconcile_errors;
+        const int n = failures_[*key]++;
+        queue_.add_after(
+            *key,
+            kube::Backoff{std::chrono::milliseconds(500), std::chrono::milliseconds(60000)}.delay(
+                n, 0.5));
+      }
+      queue_.done(*key);
+    }
+  }
+
+  // Deletes what the plan names; false when a deletion must be retried.
+  bool reconcile(const std::string& key) {
+    auto snap = cache_.snapshot(key);
+    if (!snap) return true;  // the JobSet is gone: its Jobs go with it (garbage collector)
+    const Json& js = snap->first;
+    const ScaleDownPlan plan = plan_scale_down(js, snap->second);
+    if (!plan.skipped.empty() || plan.deletions.empty()) return true;
+    const std::string ns = meta_string(js, "namespace");
+    const std::string name = meta_string(js, "name");
+    bool ok = true;
+    for (const auto& d : plan.deletions) {
+      if (recently_deleted(d.uid)) continue;
+      // Only the leader acts: checked again before every write.
+      if (!leading()) return true;
+      auto res = client_.remove(kube::group_path("batch/v1", ns, "jobs", d.name),
+                                kube::DeleteOptions{to_string(d.propagation), d.uid});
+      if (!res.ok()) {
+        const int code = res.failure().code;
+        // 404: already gone; 409: the precondition failed, the name now holds a newer Job
+        // (the plan will see it on its own event).
+        if (code == 404 || code == 409) {
+          log_line("info", "job " + ns + "/" + d.name + ": " + res.failure().message);
+          continue;
+        }
+        log_line("error", "delete job " + ns + "/" + d.name + ": " + res.failure().message);
+        ok = false;
+        break;  // keep the order: no lower index before this one is gone
+      }
+      deleted_[d.uid] = Clock::now();
+      ++metrics_.jobs_deleted;
+      const std::int64_t replicas = replicas_of(js, d.replicated_job);
+      const std::string message = "Deleted Job " + d.name + " (index " + std::to_string(d.index) +
+                                  " of replicatedJob " + d.replicated_job + ", replicas " +
+                                  std::to_string(replicas) + ", " + to_string(d.propagation) +
+                                  " propagation" + (d.completed ? ", had completed" : "") + ")";
+      log_line("info", ns + "/" + name + ": " + message);
+      record_event(js, "ScaleDownDeletedJob", message);
+    }
+    return ok;
+  }
+
+  // A Job deleted by us in the last minute: its deletion may not have reached the cache yet.
+  bool recently_deleted(const std::string& uid) {
+    const auto now = Clock::now();
+    for (auto it = deleted_.begin(); it != deleted_.end();) {
+      it = now - it->second > std::chrono::minutes(1) ? deleted_.erase(it) : std::next(it);
+    }
+    return deleted_.count(uid) > 0;
+  }
+
+  void record_event(const Json& js, const std::string& reason, const std::string& message) {
+    const std::string ns = meta_string(js, "namespace");
+    const std::string now = rfc3339(std::chrono::system_clock::now());
+    const Json event = {
+        {"apiVersion", "v1"},
+        {"kind", "Event"},
+        {"metadata", {{"generateName", meta_string(js, "name") + "."}, {"namespace", ns}}},
+        {"involvedObject",
+         {{"apiVersion", kJobSetGroupVersion},
+          {"kind", "JobSet"},
+          {"name", meta_string(js, "name")},
+          {"namespace", ns},
+          {"uid", meta_string(js, "uid")},
+          {"resourceVersion", meta_string(js, "resourceVersion")}}},
+        {"reason", reason},
+        {"message", message},
+        {"type", "Normal"},
+        {"source", {{"component", kComponent}}},
+        {"firstTimestamp", now},
+        {"lastTimestamp", now},
+        {"count", 1},
+        {"reportingComponent", kComponent},
+        {"reportingInstance", elector_.identity()},
+    };
+    auto res = client_.create(kube::core_path(ns, "events"), event);
+    if (!res.ok())
+      log_line("warn",
+               "event for " + ns + "/" + meta_string(js, "name") + ": " + res.failure().message);
+  }
+
+  const ControllerOptions options_;
+  const kube::Config config_;
+  kube::Client client_;
+  Metrics metrics_;
+  Cache cache_;
+  WorkQueue queue_;
+  LeaseElector elector_;
+  kube::Reflector jobsets_;
+  kube::Reflector jobs_;
+  std::atomic<bool> stopping_{false};
+  std::mutex lease_mu_;  // guards elector_, which the worker asks and the election loop moves
+  std::mutex elector_mu_;
+  std::condition_variable elector_cv_;
+  // Worker-thread only.
+  std::map<std::string, int> failures_;
+  std::map<std::string, Clock::time_point> deleted_;
+};
+
+}  // namespace
+
+int run_scale_down_controller(const ControllerOptions& options, const std::atomic<bool>& stop) {
+  auto config = options.kubeconfig.empty()
+                    ? kube::in_cluster_config()
+                    : kube::load_kubeconfig(options.kubeconfig, options.context);
+  if (!config.ok()) {
+    log_line("error", config.failure().message);
+    return 2;
+  }
+  Controller controller(options, std::move(config).value());
+  return controller.run(stop);
+}
+
+}  // namespace jobset_webhook::controller

@@ -1,0 +1,115 @@
+// manifests/components/scale-down-controller on top of manifests/base, rendered by
+// `kubectl kustomize`: the Deployment starts a subcommand with flags this build accepts, the RBAC
+// grants exactly what the controller calls, and the webhook's policy says the controller is
+// installed. Skipped with a warning where kubectl is absent.
+
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "deploy/deploy_support.h"
+#include "jobset_webhook/cli/documents.h"
+#include "jobset_webhook/policy.h"
+
+using jobset_webhook::Json;
+using namespace jobset_webhook::testing;
+
+namespace {
+
+std::vector<Json> render_with_component(const ManifestsCopy& copy) {
+  const auto dir = copy.root() / "with-scale-down-controller";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "kustomization.yaml") << "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+                                               "kind: Kustomization\n"
+                                               "resources:\n- ../base\n"
+                                               "components:\n"
+                                               "- ../components/scale-down-controller\n";
+  return render(dir);
+}
+
+// "group resource verb" for every rule of a Role or ClusterRole.
+std::set<std::string> grants(const Json& role) {
+  std::set<std::string> out;
+  for (const auto& rule : role["rules"]) {
+    for (const auto& group : rule["apiGroups"]) {
+      for (const auto& resource : rule["resources"]) {
+        for (const auto& verb : rule["verbs"]) {
+          out.insert(group.get<std::string>() + " " + resource.get<std::string>() + " " +
+                     verb.get<std::string>());
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("The scale-down controller component renders a Deployment, its RBAC and the policy",
+          "[deploy][scale_down_controller]") {
+  if (!have_kubectl()) {
+    WARN("kubectl not found: skipped");
+    return;
+  }
+  ManifestsCopy copy;
+  const auto objects = render_with_component(copy);
+
+  const Json cluster_role = one_of_kind(objects, "ClusterRole", "jobset-scale-down-controller");
+  CHECK(grants(cluster_role) == std::set<std::string>{
+                                    "jobset.x-k8s.io jobsets get",
+                                    "jobset.x-k8s.io jobsets list",
+                                    "jobset.x-k8s.io jobsets watch",
+                                    "batch jobs list",
+                                    "batch jobs watch",
+                                    "batch jobs delete",
+                                    " events create",
+                                });
+  const Json role = one_of_kind(objects, "Role", "jobset-scale-down-controller-leader-election");
+  CHECK(role["metadata"]["namespace"] == "jobset-system");
+  CHECK(grants(role) == std::set<std::string>{"coordination.k8s.io leases get",
+                                              "coordination.k8s.io leases create",
+                                              "coordination.k8s.io leases update"});
+  for (const char* kind : {"ClusterRoleBinding", "RoleBinding"}) {
+    const Json binding = one_of_kind(objects, kind);
+    CHECK(binding["subjects"] ==
+          Json::parse(R"([{"kind":"ServiceAccount","name":"jobset-scale-down-controller",)"
+                      R"("namespace":"jobset-system"}])"));
+  }
+
+  const Json deployment = one_of_kind(objects, "Deployment", "jobset-scale-down-controller");
+  const Json pod = deployment["spec"]["template"]["spec"];
+  CHECK(pod["serviceAccountName"] == "jobset-scale-down-controller");
+  CHECK(pod.value("automountServiceAccountToken", true));
+  const auto args = pod["containers"][0]["args"].get<std::vector<std::string>>();
+  REQUIRE(!args.empty());
+  CHECK(args[0] == "scale-down-controller");
+  // The flags as written, with a kubeconfig that does not exist: the process gets past flag
+  // parsing (which would say "The following argument was not expected" or similar) and stops at
+  // reading the configuration.
+  std::string command = std::string(JOBSET_WEBHOOK_BINARY);
+  for (const auto& a : args) command += " '" + a + "'";
+  command += " --kubeconfig=/nonexistent/kubeconfig";
+  const auto r = run_shell(command);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("kubeconfig /nonexistent/kubeconfig: cannot read") != std::string::npos);
+
+  // The webhook mounts the component's policy, which says the controller is installed.
+  const Json webhook = one_of_kind(objects, "Deployment", "jobset-webhook");
+  std::string mounted;
+  for (const auto& v : webhook["spec"]["template"]["spec"]["volumes"]) {
+    if (v["name"] == "policy") mounted = v["configMap"]["name"];
+  }
+  const Json config_map = one_of_kind(objects, "ConfigMap", mounted);
+  const auto docs = jobset_webhook::cli::parse_yaml_documents(
+      config_map["data"]["policy.yaml"].get<std::string>(), "policy.yaml");
+  REQUIRE(docs.ok());
+  REQUIRE(docs.value().size() == 1);
+  const auto policy = jobset_webhook::parse_policy(docs.value()[0]);
+  REQUIRE(policy.ok());
+  CHECK(policy.value().elastic.scale_down == jobset_webhook::Policy::ScaleDown::kController);
+  CHECK(policy.value().elastic.replicas);
+}
