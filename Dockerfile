@@ -22,4 +22,4 @@ USER 65532:65532
 # The Deployment (manifests/base/deployment.yaml) passes its own arguments; these are the same.
 EXPOSE 9443 8081 8080
 ENTRYPOINT ["/usr/local/bin/jobset-webhook"]
-CMD ["serve", "--bind=0.0.0.0", "--port=9443", "--health-port=8081", "--metrics-port=8080", "--cert-dir=/etc/jobset-webhook/tls"]
+CMD ["serve", "--bind=0.0.0.0", "--port=9443", "--health-port=8081", "--metrics-port=8080", "--cert-dir=/etc/jobset-webhook/tls", "--shutdown-delay=5s", "--shutdown-grace=25s"]
