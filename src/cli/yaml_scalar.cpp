@@ -298,7 +298,7 @@ Result<Json> json_value(const YamlScalar& s) {
   }
   // json.Marshal writes an integral float without a fraction or exponent below 1e21, and the API
   // server's decoder reads such a number as an int64 when it fits.
-  if (std::trunc(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+  if (std::trunc(d) == d && d > -9223372036854775808.0 && d < 9223372036854775808.0)
     return Json(static_cast<std::int64_t>(d));
   return Json(d);
 }
