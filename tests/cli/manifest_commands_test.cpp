@@ -302,8 +302,7 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][man
       {"duplicate JobSet names", "check --old " + good + " --new -",
        parallel + "\n---\n" + parallel,
        "jobset-webhook check: <stdin>:39:1: --new holds JobSet default/training twice in one "
-       "file (first at <stdin>:1:1); applying the file keeps only the last
-"},
+       "file (first at <stdin>:1:1); applying the file keeps only the last\n"},
       {"an unknown policy key",
        "check --config " + dir.write("policy.yaml", "elastic:\n  replica: true\n") + " --old " +
            good + " --new " + good,
