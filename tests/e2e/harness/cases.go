@@ -37,7 +37,7 @@ func (s *Suite) RunAll() {
 		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", s.rolloutUnderLoad)
 	} else {
 		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", func(t *T) {
-			t.Skip("off by default until issue 17 (drain on SIGTERM) is settled; run with --rollout (docs/e2e.md)")
+			t.Skip("left out with --rollout=false (docs/e2e.md)")
 		})
 	}
 }

@@ -42,7 +42,7 @@ func main() {
 	kubectl := fs.String("kubectl", "", "kubectl to drive the cluster with (default BIN/kubectl)")
 	kcm := fs.Bool("controller-manager", true, "start kube-controller-manager (false only to debug the harness: no pods, no garbage collection)")
 	run := fs.String("run", "", "test: run only the cases whose name matches this regular expression")
-	rollout := fs.Bool("rollout", false, "test: also run the rollout-under-load case (see docs/e2e.md)")
+	rollout := fs.Bool("rollout", true, "test: run the rollout-under-load case (--rollout=false leaves it out; see docs/e2e.md)")
 	fs.Parse(os.Args[2:])
 	if mode != "cluster" && mode != "test" {
 		usage()
