@@ -37,7 +37,7 @@ func main() {
 	bin := fs.String("bin", "build-e2e/bin", "folder of the Go binaries (etcd, kube-apiserver, ...)")
 	work := fs.String("work", "build-e2e/run", "folder for certificates, data, logs (emptied first)")
 	crd := fs.String("jobset-dir", "", "upstream JobSet v0.12.0 source folder (module cache) for its CRD and webhook manifests")
-	examples := fs.String("examples", "", "folder of example JobSets (default ROOT/../shared/examples/jobset)")
+	examples := fs.String("examples", os.Getenv("JOBSET_UPSTREAM_EXAMPLES"), "folder of upstream example JobSets (default $JOBSET_UPSTREAM_EXAMPLES; cases skipped when absent)")
 	limit := fs.Duration("limit", 0, "stop everything after this long (default: test 25m, cluster 8h)")
 	kubectl := fs.String("kubectl", "", "kubectl to drive the cluster with (default BIN/kubectl)")
 	kcm := fs.Bool("controller-manager", true, "start kube-controller-manager (false only to debug the harness: no pods, no garbage collection)")
@@ -60,9 +60,6 @@ func main() {
 			return p
 		}
 		return filepath.Join(absRoot, p)
-	}
-	if *examples == "" {
-		*examples = filepath.Join(absRoot, "..", "shared", "examples", "jobset")
 	}
 	var filter *regexp.Regexp
 	if *run != "" {
