@@ -9,10 +9,11 @@ namespace jobset_webhook {
 Decision decide(const AdmissionRequest& request, const Policy& policy) {
   Decision decision;
   if (request.hook == Hook::kMutating) {
-    // Defaults on CREATE only, as upstream registers its mutating webhook: defaulting on UPDATE
-    // makes server-side apply loop (kubernetes-sigs/jobset issue 926).
+    // On UPDATE only the defaults the stored object holds and the update dropped (defaults.h).
     if (request.operation == Operation::kCreate)
       decision.patch = defaulting::defaults_patch(request.object);
+    else if (request.operation == Operation::kUpdate)
+      decision.patch = defaulting::restored_defaults_patch(request.old_object, request.object);
     return decision;
   }
   switch (request.operation) {

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/json.h"
 
 namespace jobset_webhook::admission {
@@ -34,7 +35,7 @@ class ParserPool {
     ~Lease() { pool_.give_back(std::move(parser_), body_size_); }
 
     simdjson::dom::parser& parser() { return *parser_; }
-    // The size of the body parsed: a parser grown past kKeepBuffersUpTo is not kept.
+    // The size of the body parsed: a parser that read a large body (kLargeBodyBytes) is not kept.
     void parsed(std::size_t body_size) { body_size_ = body_size; }
 
    private:
@@ -44,11 +45,6 @@ class ParserPool {
   };
 
   Lease borrow();
-
-  // Past 1 MiB (a hundred times a typical review) a parser's buffers are given back to the system
-  // with it: kept after a 7 MiB body, each idle parser would hold some 70 MiB. The next parse of
-  // such a body pays for the allocation, which is small next to parsing it.
-  static constexpr std::size_t kKeepBuffersUpTo = 1 << 20;
 
  private:
   void give_back(std::unique_ptr<simdjson::dom::parser> parser, std::size_t body_size);

@@ -99,35 +99,81 @@ Tokens rjob_path(std::size_t i, std::initializer_list<const char*> rest) {
   return t;
 }
 
-}  // namespace
+// Whether the default `value`, due at `path` of the new object, is what the stored object holds
+// at the same place (replicatedJobs matched by name, the list's key; other list entries by index).
+class StoredDefault {
+ public:
+  StoredDefault(JsonView old_js, JsonView new_js) : old_(old_js), new_(new_js) {}
 
-Json defaults_patch(JsonView js) {
+  bool holds(const Tokens& path, const Json& value) const {
+    MaybeJson node = old_;
+    std::size_t k = 0;
+    if (path.size() > 3 && path[0] == "spec" && path[1] == "replicatedJobs") {
+      node = old_rjob(std::stoul(path[2]));
+      k = 3;
+    }
+    for (; k < path.size() && node; ++k) {
+      node = node->type() == element_type::ARRAY ? item(*node, path[k]) : member(node, path[k]);
+    }
+    return node && simdjson::minify(*node) == value.dump();
+  }
+
+ private:
+  MaybeJson old_rjob(std::size_t new_index) const {
+    const auto new_rjobs = validation::items_of(validation::at(new_, {"spec", "replicatedJobs"}));
+    if (new_index >= new_rjobs.size()) return std::nullopt;
+    const auto name = validation::string_of(member(new_rjobs[new_index], "name"));
+    if (!name) return std::nullopt;
+    for (const JsonView rjob :
+         validation::items_of(validation::at(old_, {"spec", "replicatedJobs"}))) {
+      if (validation::string_of(member(rjob, "name")) == name) return rjob;
+    }
+    return std::nullopt;
+  }
+
+  static MaybeJson item(JsonView list, const std::string& index) {
+    const auto items = validation::items_of(list);
+    const std::size_t i = std::stoul(index);
+    if (i >= items.size()) return std::nullopt;
+    return items[i];
+  }
+
+  JsonView old_;
+  JsonView new_;
+};
+
+// Upstream's Default(), in its order; `wanted` decides, default by default, which go into the
+// patch.
+template <typename Wanted>
+Json defaults(JsonView js, const Wanted& wanted) {
   PatchBuilder b(js);
+  const auto set = [&](const Tokens& path, Json value) {
+    if (wanted(path, value)) b.set(path, std::move(value));
+  };
   const MaybeJson spec = member(js, "spec");
   if (spec && spec->type() != element_type::OBJECT) return Json::array();
-  if (absent(member(spec, "successPolicy")))
-    b.set({"spec", "successPolicy"}, {{"operator", "All"}});
+  if (absent(member(spec, "successPolicy"))) set({"spec", "successPolicy"}, {{"operator", "All"}});
   if (absent(member(spec, "startupPolicy")))
-    b.set({"spec", "startupPolicy"}, {{"startupPolicyOrder", "AnyOrder"}});
+    set({"spec", "startupPolicy"}, {{"startupPolicyOrder", "AnyOrder"}});
 
   const auto rjobs = validation::items_of(member(spec, "replicatedJobs"));
   for (std::size_t i = 0; i < rjobs.size(); ++i) {
     if (rjobs[i].type() != element_type::OBJECT) continue;
     const MaybeJson job_spec = validation::at(rjobs[i], {"template", "spec"});
     if (absent(member(job_spec, "completionMode")))
-      b.set(rjob_path(i, {"template", "spec", "completionMode"}), "Indexed");
+      set(rjob_path(i, {"template", "spec", "completionMode"}), "Indexed");
     const MaybeJson restart = validation::at(job_spec, {"template", "spec", "restartPolicy"});
     if (empty_string(restart)) {
-      b.set(rjob_path(i, {"template", "spec", "template", "spec", "restartPolicy"}), "OnFailure");
+      set(rjob_path(i, {"template", "spec", "template", "spec", "restartPolicy"}), "OnFailure");
     }
   }
 
   // Upstream sets network to {} first; the two fields below create it when it is missing.
   const MaybeJson network = member(spec, "network");
   if (absent(member(network, "enableDNSHostnames")))
-    b.set({"spec", "network", "enableDNSHostnames"}, true);
+    set({"spec", "network", "enableDNSHostnames"}, true);
   if (absent(member(network, "publishNotReadyAddresses")))
-    b.set({"spec", "network", "publishNotReadyAddresses"}, true);
+    set({"spec", "network", "publishNotReadyAddresses"}, true);
 
   const MaybeJson failure_policy = member(spec, "failurePolicy");
   if (validation::is_object(failure_policy)) {
@@ -135,8 +181,8 @@ Json defaults_patch(JsonView js) {
     for (std::size_t i = 0; i < rules.size(); ++i) {
       if (rules[i].type() != element_type::OBJECT || !empty_string(member(rules[i], "name")))
         continue;
-      b.set({"spec", "failurePolicy", "rules", std::to_string(i), "name"},
-            "failurePolicyRule" + std::to_string(i));
+      set({"spec", "failurePolicy", "rules", std::to_string(i), "name"},
+          "failurePolicyRule" + std::to_string(i));
     }
   }
 
@@ -145,10 +191,22 @@ Json defaults_patch(JsonView js) {
     if (policies[i].type() != element_type::OBJECT ||
         !absent(member(policies[i], "retentionPolicy")))
       continue;
-    b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"},
-          {{"whenDeleted", "Delete"}});
+    set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"},
+        {{"whenDeleted", "Delete"}});
   }
   return b.take();
+}
+
+}  // namespace
+
+Json defaults_patch(JsonView js) {
+  return defaults(js, [](const Tokens&, const Json&) { return true; });
+}
+
+Json restored_defaults_patch(JsonView old_js, JsonView new_js) {
+  const StoredDefault stored(old_js, new_js);
+  return defaults(new_js,
+                  [&](const Tokens& path, const Json& value) { return stored.holds(path, value); });
 }
 
 Json crd_defaults_patch(JsonView js) {

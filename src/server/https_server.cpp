@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/server/connection_threads.h"
 #include "jobset_webhook/server/tls_stream.h"
 
@@ -27,14 +28,14 @@ void reuse_address_only(socket_t sock) {
   ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
 }
 
-// A body this large is parsed into a DOM and answered with several times its size in buffers.
-// glibc keeps what a thread freed in that thread's arena for reuse and gives little of it back,
-// so after a burst of large requests on many connection threads each arena would hold its peak:
-// about 100 MiB resident after a few rounds of the hostile inputs of tests/server/memory_test,
-// against 12 MiB before, enough to reach a Pod's memory limit. Trimming after such a request
-// hands the freed pages back; it costs about a millisecond, next to the tens of milliseconds it
-// took to read and judge a body this size. Ordinary reviews (a few KiB) never trigger it.
-constexpr std::size_t kTrimAfterBodyBytes = 1 << 20;
+// A large body (admission::kLargeBodyBytes) is parsed into a DOM and answered with several times
+// its size in buffers. glibc keeps what a thread freed in that thread's arena for reuse and gives
+// little of it back, so after a burst of large requests on many connection threads each arena
+// would hold its peak: about 100 MiB resident after a few rounds of the hostile inputs of
+// tests/server/memory_test, against 12 MiB before, enough to reach a Pod's memory limit. Trimming
+// after such a request hands the freed pages back; it costs about a millisecond, next to the
+// milliseconds it took to read and judge a body this size. Ordinary reviews never trigger it.
+constexpr std::size_t kTrimAfterBodyBytes = admission::kLargeBodyBytes;
 
 void prepare_connection_socket(int sock) {
   ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);

@@ -248,3 +248,81 @@ TEST_CASE("The CRD's own defaults fill what the API server fills", "[defaulting]
             Parsed(R"({"spec":{"replicatedJobs":[{"groupName":"x","replicas":0}]}})"))
             .dump() == "[]");
 }
+
+// On UPDATE the mutating webhook gives back what the update dropped of the stored object's
+// defaults, and nothing else (defaults.h, restored_defaults_patch).
+namespace {
+
+// A stored JobSet as the API server keeps it after CREATE: named replicatedJobs, every default.
+Json stored_jobset() {
+  Json js = defaulted();
+  js["spec"]["replicatedJobs"] = Json::array();
+  for (const char* name : {"leader", "workers"}) {
+    Json rjob = rjobs("Indexed")[0];
+    rjob["name"] = name;
+    rjob["replicas"] = 1;
+    rjob["template"]["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure";
+    js["spec"]["replicatedJobs"].push_back(rjob);
+  }
+  return js;
+}
+
+std::string restored(const Json& old_js, const Json& new_js) {
+  return d::restored_defaults_patch(Parsed(old_js), Parsed(new_js)).dump();
+}
+
+}  // namespace
+
+TEST_CASE("On UPDATE, defaults the update dropped come back from the stored object",
+          "[defaulting][update]") {
+  const Json old_js = stored_jobset();
+  const std::string rjob1 = "/spec/replicatedJobs/1/template/spec";
+
+  SECTION("kubectl apply's merge patch: the manifest's list, without completionMode") {
+    // kubectl sends a JSON merge patch for a custom resource; it replaces replicatedJobs whole.
+    Json new_js = old_js;
+    new_js["spec"]["replicatedJobs"][1] =
+        without(new_js["spec"]["replicatedJobs"][1], "/template/spec/completionMode");
+    new_js["spec"]["replicatedJobs"][1]["replicas"] = 3;
+    CHECK(restored(old_js, new_js) ==
+          R"([{"op":"add","path":")" + rjob1 + R"(/completionMode","value":"Indexed"}])");
+  }
+  SECTION("matched by name, not by index") {
+    Json new_js = old_js;
+    std::swap(new_js["spec"]["replicatedJobs"][0], new_js["spec"]["replicatedJobs"][1]);
+    new_js["spec"]["replicatedJobs"][0] =
+        without(new_js["spec"]["replicatedJobs"][0], "/template/spec/template/spec/restartPolicy");
+    CHECK(
+        restored(old_js, new_js) ==
+        R"([{"op":"add","path":"/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy","value":"OnFailure"}])");
+    new_js["spec"]["replicatedJobs"][0]["name"] = "renamed";
+    CHECK(restored(old_js, new_js) == "[]");
+  }
+  SECTION("a whole object without defaults (kubectl replace of the manifest)") {
+    Json new_js = old_js;
+    for (const char* field : {"/spec/successPolicy", "/spec/startupPolicy", "/spec/network"})
+      new_js = without(new_js, field);
+    CHECK(
+        restored(old_js, new_js) ==
+        R"([{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}},)"
+        R"({"op":"add","path":"/spec/startupPolicy","value":{"startupPolicyOrder":"AnyOrder"}},)"
+        R"({"op":"add","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}])");
+  }
+  SECTION("nothing the stored object does not hold with the default value") {
+    Json new_js = old_js;
+    new_js["spec"]["replicatedJobs"][1] =
+        without(new_js["spec"]["replicatedJobs"][1], "/template/spec/completionMode");
+    Json non_indexed = old_js;
+    non_indexed["spec"]["replicatedJobs"][1]["template"]["spec"]["completionMode"] = "NonIndexed";
+    CHECK(restored(non_indexed, new_js) == "[]");  // the change stays for validation to judge
+    CHECK(restored(without(old_js, "/spec/replicatedJobs/1/template/spec/completionMode"),
+                   new_js) == "[]");  // never defaulted (created without the webhook)
+    Json policy = old_js;
+    policy["spec"]["successPolicy"]["targetReplicatedJobs"] = {"leader"};
+    CHECK(restored(policy, without(old_js, "/spec/successPolicy")) == "[]");
+  }
+  SECTION("an update that keeps every default gets no patch") {
+    CHECK(restored(old_js, old_js) == "[]");
+    CHECK(restored(Json::object(), old_js) == "[]");
+  }
+}

@@ -102,7 +102,7 @@ void check_webhooks(Rendered& r) {
   };
   const std::vector<Hook> hooks = {
       {"ValidatingWebhookConfiguration", server::kValidatePath, {"CREATE", "UPDATE"}},
-      {"MutatingWebhookConfiguration", server::kMutatePath, {"CREATE"}},
+      {"MutatingWebhookConfiguration", server::kMutatePath, {"CREATE", "UPDATE"}},
   };
   for (const auto& h : hooks) {
     auto config = one_of_kind(r.objects, h.kind);

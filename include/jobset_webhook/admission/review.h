@@ -65,6 +65,14 @@ struct ReviewAnswer {
 // that far ahead. Any content; the spare capacity of the string that holds the body will do.
 inline constexpr std::size_t kInPlacePadding = simdjson::SIMDJSON_PADDING;
 
+// A body larger than this is rare (a typical review is a few KiB, a large one 60 KB) and leaves
+// freed buffers of several times its size behind: the parser that read it is not kept for the next
+// review (ParserPool), and the server hands freed memory back to the system after answering it
+// (HttpsServer). Kept, idle parsers hold at most about ten times this each, twice as many as
+// there are cores: a few MiB, not the tens of MiB that keeping 1 MiB bodies' parsers held after a
+// burst (tests/server/memory_test).
+inline constexpr std::size_t kLargeBodyBytes = 256 << 10;
+
 // answer_review for a body followed by kInPlacePadding readable bytes, parsed in place: the copy
 // answer_review makes first is a 60 KB memcpy for a typical review, and it evicts the body the
 // server has just read from the cache.

@@ -1,14 +1,10 @@
 #pragma once
 
-// The defaults of a JobSet on CREATE, as RFC 6902 JSON Patches computed from the request's view.
+// The defaults of a JobSet, as RFC 6902 JSON Patches computed from the request's view.
 // A patch holds only what is missing ("add" for an absent field, "replace" for a present but
 // empty one such as `name: ""`), creates missing parent objects in the same operation, and is an
 // empty list when nothing needs defaulting. Wrong-typed values are left alone: the schema check
 // rejects them. Never throws.
-//
-// Create only: upstream's mutating webhook is registered for CREATE alone, because defaulting on
-// UPDATE makes server-side apply loop (kubernetes-sigs/jobset issue 926: the webhook re-adds a
-// field the applier's manifest omits, the applier removes it again, and so on).
 
 #include "jobset_webhook/json.h"
 
@@ -24,7 +20,19 @@ namespace jobset_webhook::defaulting {
 //   spec.volumeClaimPolicies[i].retentionPolicy  {whenDeleted: Delete}      when absent
 // Example: a JobSet whose only spec is one replicatedJob with a pod template gets
 //   [{"op":"add","path":"/spec/successPolicy","value":{"operator":"All"}}, ...]
+// The mutating webhook's answer on CREATE.
 [[nodiscard]] Json defaults_patch(JsonView js);
+
+// The mutating webhook's answer on UPDATE: of the defaults above that the new object lacks, those
+// the stored object holds at the same place (a replicatedJob matched by name) with the default
+// value. A client that drops a webhook default from its update sends no change: `kubectl apply`
+// of a custom resource sends a JSON merge patch, which replaces `spec.replicatedJobs` whole with
+// the manifest's list and so drops `completionMode: Indexed` filled in on CREATE; the immutability
+// rules would refuse that. Nothing else is added: defaulting the update itself would make
+// server-side apply loop (kubernetes-sigs/jobset issue 926: the webhook re-adds a field the
+// applier's manifest omits, the applier removes it again, and so on), and a default the stored
+// object never held stays out, as upstream's CREATE-only webhook leaves it.
+[[nodiscard]] Json restored_defaults_patch(JsonView old_js, JsonView new_js);
 
 // The defaults the JobSet CRD's schema declares, which the API server applies when it decodes the
 // object, before any webhook sees it:
