@@ -679,7 +679,9 @@ In another shell:
   kubectl get jobs -w --output-watch-events | while read -r l; do echo "$(date +%%T.%%3N) $l"; done
   # 4. back in the second: scale down to 1; the watch shows DELETED demo-workers-3, then -2, then -1
   kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":1}]'
-  sleep 3 && kubectl get jobs && kubectl events --for jobset/demo   # Events to the second
+  sleep 3 && kubectl get jobs && kubectl events --for jobset/demo
+  #    (Events count in seconds: those of one second may be listed in any order; the log has the order)
+  grep 'Deleted Job' build-e2e/run/logs/scale-down-controller.log
   curl -s http://127.0.0.1:%d/metrics | grep '^jobset_scale_down_jobs_deleted_total'
   # 5. change its image: refused, naming the field
   kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image","value":"busybox:1.37"}]'
