@@ -29,8 +29,13 @@ type Cluster struct {
 	// KubectlPath is BIN/kubectl (v1.37, as the API server) unless --kubectl names another.
 	KubectlPath string
 	NoKCM       bool
-	etcdURL     string
-	JobSetDir   string // upstream JobSet's module folder: CRD and webhook manifests
+	// ScaleDown (`e2e cluster`): serve runs with the policy of
+	// manifests/components/scale-down-controller (elastic.scaleDown: controller) and one
+	// `jobset-webhook scale-down-controller` watches every namespace, as that component installs
+	// them. `e2e test` leaves it off: its cases start their own controllers, one per namespace.
+	ScaleDown bool
+	etcdURL   string
+	JobSetDir string // upstream JobSet's module folder: CRD and webhook manifests
 
 	ctx   context.Context
 	mu    sync.Mutex
@@ -43,7 +48,9 @@ type Cluster struct {
 	webhookDir  string // tls.crt, tls.key, ca.crt of jobset-webhook (and upstream's manager)
 	Webhooks    []*Webhook
 	jobsetPorts struct{ webhook, health, metrics int }
-	timings     []string
+	// ControllerMetrics is the port of the scale-down controller's /metrics (ScaleDown only).
+	ControllerMetrics int
+	timings           []string
 }
 
 // proc is one child process, in its own process group.
@@ -252,6 +259,12 @@ func (c *Cluster) Up() error {
 		return err
 	}
 	c.step("JobSet manager ready", t)
+	if c.ScaleDown {
+		if err := c.startScaleDownController(); err != nil {
+			return err
+		}
+		c.step("scale-down controller leading", t)
+	}
 	return nil
 }
 
@@ -436,14 +449,24 @@ func (c *Cluster) installCRD() error {
 	})
 }
 
-// StartWebhook starts `jobset-webhook serve` on addr with the default policy.
+// scaleDownPolicy is the policy the scale-down-controller component gives the webhook.
+func (c *Cluster) scaleDownPolicy() string {
+	return filepath.Join(c.Root, "manifests", "components", "scale-down-controller", "policy.yaml")
+}
+
+// StartWebhook starts `jobset-webhook serve` on addr with the default policy, or with the
+// scale-down-controller component's when ScaleDown is set.
 func (c *Cluster) StartWebhook(addr string) (*Webhook, error) {
 	w := &Webhook{Addr: addr, Port: freePort(addr), Health: freePort(addr), Metrics: freePort(addr)}
 	name := fmt.Sprintf("jobset-webhook-%s-%d", addr, w.Port)
-	p, err := c.start(name, filepath.Join(c.Root, "build", "jobset-webhook"), "serve",
+	args := []string{"serve",
 		"--bind", addr, "--port", fmt.Sprint(w.Port), "--cert-dir", c.webhookDir,
 		"--health-port", fmt.Sprint(w.Health), "--metrics-port", fmt.Sprint(w.Metrics),
-		"--log-format", "text")
+		"--log-format", "text"}
+	if c.ScaleDown {
+		args = append(args, "--config", c.scaleDownPolicy())
+	}
+	p, err := c.start(name, filepath.Join(c.Root, "build", "jobset-webhook"), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -607,21 +630,62 @@ health:
 	return err
 }
 
-func (c *Cluster) printTryIt() {
-	fmt.Printf(`
-The cluster is up (logs in %s). In another shell:
+// startScaleDownController runs `jobset-webhook scale-down-controller` over every namespace, its
+// Lease in namespace default, and waits until it has listed both collections and holds the Lease.
+func (c *Cluster) startScaleDownController() error {
+	c.ControllerMetrics = freePort("127.0.0.1")
+	p, err := c.start("scale-down-controller", filepath.Join(c.Root, "build", "jobset-webhook"),
+		"scale-down-controller", "--kubeconfig", c.Kubeconfig, "--lease-namespace", "default",
+		"--identity", "dev", "--bind", "127.0.0.1", "--metrics-port", fmt.Sprint(c.ControllerMetrics))
+	if err != nil {
+		return err
+	}
+	base := fmt.Sprintf("http://127.0.0.1:%d", c.ControllerMetrics)
+	return c.waitFor("scale-down controller", p, 60*time.Second, func() error {
+		if err := httpGet(plainHTTP, base+"/readyz"); err != nil {
+			return err
+		}
+		resp, err := plainHTTP.Get(base + "/metrics")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if !strings.Contains(string(b), "\njobset_scale_down_leader 1\n") {
+			return fmt.Errorf("not leading yet")
+		}
+		return nil
+	})
+}
 
-  cd %s
+func (c *Cluster) printTryIt() {
+	env := fmt.Sprintf(`  cd %s
   export KUBECONFIG=%s
-  alias kubectl=%s     # v1.37, as the API server
+  alias kubectl=%s     # v1.37, as the API server`, c.Root, c.Kubeconfig, c.KubectlPath)
+	fmt.Printf(`
+The cluster is up (logs in %s), with jobset-webhook serve (policy
+manifests/components/scale-down-controller/policy.yaml: elastic.scaleDown: controller) and
+jobset-webhook scale-down-controller (all namespaces; metrics on http://127.0.0.1:%d/metrics).
+In another shell:
+
+%s
 
   # 1. create a JobSet (2 Jobs of 1 pod; pods stay Pending: no scheduler, no kubelet)
   kubectl apply -f tests/e2e/testdata/demo-jobset.yaml && sleep 3 && kubectl get jobs
-  # 2. scale it: allowed, with jobset-webhook's warning; the JobSet controller adds Job demo-workers-2
-  kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":3}]'
-  # 3. change its image: refused, naming the field
+  # 2. scale it up to 4: allowed, with jobset-webhook's warning; the JobSet controller adds
+  #    demo-workers-2 and demo-workers-3
+  kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":4}]' && sleep 3 && kubectl get jobs
+  # 3. in a third shell, the three lines above, then watch the Jobs (one line per event, timed):
+  kubectl get jobs -w --output-watch-events | while read -r l; do echo "$(date +%%T.%%3N) $l"; done
+  # 4. back in the second: scale down to 1; the watch shows DELETED demo-workers-3, then -2, then -1
+  kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":1}]'
+  sleep 3 && kubectl get jobs && kubectl events --for jobset/demo
+  #    (Events count in seconds: those of one second may be listed in any order; the log has the order)
+  grep 'Deleted Job' build-e2e/run/logs/scale-down-controller.log
+  curl -s http://127.0.0.1:%d/metrics | grep '^jobset_scale_down_jobs_deleted_total'
+  # 5. change its image: refused, naming the field
   kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image","value":"busybox:1.37"}]'
 
-Ctrl-C stops everything.
-`, c.path("logs"), c.Root, c.Kubeconfig, c.KubectlPath)
+Ctrl-C stops everything (docs/elastic.md walks through the same steps).
+`, c.path("logs"), c.ControllerMetrics, env, c.ControllerMetrics)
 }

@@ -86,6 +86,7 @@ func main() {
 		JobSetDir:   *crd,
 		KubectlPath: *kubectl,
 		NoKCM:       !*kcm,
+		ScaleDown:   mode == "cluster",
 		ctx:         ctx,
 	}
 	code := 0

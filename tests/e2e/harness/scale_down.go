@@ -21,6 +21,7 @@ import (
 func (s *Suite) scaleDownCases() {
 	s.Run("scale-down controller: 4 workers scaled to 2 keep -workers-0 and -workers-1; 3 deleted, then 2; Events, metrics; no restart", s.sdFourToTwo)
 	s.Run("scale-down controller: Jobs with room under backoffLimit go with Foreground propagation, no failure", s.sdForeground)
+	s.Run("scale-down controller: at backoffLimit Foreground, one Pod over it Background; terminating Pods fail neither Job", s.sdPropagationBoundary)
 	s.Run("scale-down controller: scale-up after a scale-down recreates the missing indices", s.sdScaleUpAgain)
 	s.Run("scale-down controller: successPolicy All completes only when the remaining Jobs complete", s.sdSuccessAll)
 	s.Run("upstream without the controller: completed Jobs above replicas complete successPolicy All early", s.sdUpstreamEarlySuccess)
@@ -236,9 +237,13 @@ func (t *T) stable(ns, name string, restarts int, d time.Duration) {
 // would: deleted, they then stay terminating (deletionTimestamp set, no kubelet to confirm),
 // which is what running Pods do for their grace period on a real node.
 func (t *T) bindPods(ns, jobset string) {
+	t.bindPodsCount(ns, jobset, len(t.Jobs(ns, jobset)))
+}
+
+// bindPodsCount binds the JobSet's Pods once there are want of them.
+func (t *T) bindPodsCount(ns, jobset string, want int) {
 	var pods []string
 	deadline := time.Now().Add(30 * time.Second)
-	want := len(t.Jobs(ns, jobset))
 	for time.Now().Before(deadline) {
 		pods = strings.Fields(t.Kubectl("get", "pods", "-n", ns, "-l", "jobset.sigs.k8s.io/jobset-name="+jobset,
 			"-o", "jsonpath={.items[*].metadata.name}"))
@@ -569,4 +574,157 @@ func (s *Suite) sdForeground(t *T) {
 	}
 	t.stable(ns, "fgc", 0, 4*time.Second)
 	t.Note("a Job was seen with its deletionTimestamp before it went: %v", sawDeleting)
+}
+
+// boundaryYAML: two ReplicatedJobs of 2 Jobs with backoffLimit 1. Each Job of "at" has one Pod:
+// deleting it makes status.failed 1, not above the limit, so the controller may keep the Job
+// visible (Foreground). Each Job of "over" has two Pods: deleting both makes 2 > 1, which the Job
+// controller would turn into a Failed condition, and upstream into a failed JobSet, so the
+// controller must make the Job disappear at once (Background).
+const boundaryYAML = `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: edge
+spec:
+  replicatedJobs:
+  - name: at
+    replicas: 2
+    template:
+      spec:
+        parallelism: 1
+        completions: 1
+        backoffLimit: 1
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: main
+              image: busybox:1.36
+              command: ["sleep", "600"]
+  - name: over
+    replicas: 2
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        backoffLimit: 1
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: main
+              image: busybox:1.36
+              command: ["sleep", "600"]
+`
+
+// jobPods are the names of the Pods of one Job that still exist, and how many of them carry a
+// deletionTimestamp.
+func (t *T) jobPods(ns, job string) (names []string, terminating int) {
+	out := t.Kubectl("get", "pods", "-n", ns, "-l", "batch.kubernetes.io/job-name="+job, "-o",
+		"jsonpath={range .items[*]}{.metadata.name}={.metadata.deletionTimestamp} {end}")
+	for _, f := range strings.Fields(out) {
+		name, ts, _ := strings.Cut(f, "=")
+		names = append(names, name)
+		if ts != "" {
+			terminating++
+		}
+	}
+	return names, terminating
+}
+
+// sdPropagationBoundary pins the rule of propagation_for (src/controller/plan_scale_down.cpp) on
+// the real Job controller: Foreground only when deleting every Pod of the Job cannot pass its
+// backoffLimit, Background otherwise. The Pods are bound to a node without kubelet, so deleted
+// ones stay terminating (as running Pods do for their grace period) and the Job controller counts
+// them as failed. It fails if the controller used Foreground for "over" (the Job would fail and,
+// with no failurePolicy, the JobSet with it), Background for "at" (the Job would vanish before
+// its Pod), or put the limit one off.
+func (s *Suite) sdPropagationBoundary(t *T) {
+	ns := t.Namespace("scale")
+	if r := t.Try(boundaryYAML, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		t.Fatalf("create: %s", r.Err)
+	}
+	all := []string{"edge-at-0", "edge-at-1", "edge-over-0", "edge-over-1"}
+	t.WaitJobs(ns, "edge", all, 60*time.Second)
+	t.bindPodsCount(ns, "edge", 1+1+2+2)
+	ctl := s.startController(t, ns, "a")
+	defer ctl.p.stop(5 * time.Second)
+	ctl.waitLeader(t, 20*time.Second)
+	if r := t.Try("", nil, "patch", "-n", ns, "jobset", "edge", "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":1},`+
+			`{"op":"replace","path":"/spec/replicatedJobs/1/replicas","value":1}]`); !r.OK {
+		t.Fatalf("scale-down refused: %s", r.Err)
+	}
+
+	// Wait for both deletions: edge-over-1 gone, edge-at-1 marked for deletion. Within 20 s: the
+	// pod garbage collector force-deletes Pods bound to a Node that does not exist 40 s after it
+	// first sees them, which would end a Foreground deletion too.
+	var atDeleting, overGone bool
+	var overPods []string
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) && !(atDeleting && overGone) {
+		time.Sleep(200 * time.Millisecond)
+		out := t.Kubectl("get", "jobs", "-n", ns, "-o",
+			"jsonpath={range .items[*]}{.metadata.name}={.metadata.deletionTimestamp} {end}")
+		overGone = !strings.Contains(out, "edge-over-1=")
+		atDeleting = atDeleting || strings.Contains(out, "edge-at-1=2")
+		if overGone && overPods == nil {
+			// Background: the Job is gone while its Pods, which cannot finish, are still there.
+			overPods, _ = t.jobPods(ns, "edge-over-1")
+		}
+	}
+	if !overGone {
+		t.Errorf("edge-over-1 (2 Pods, backoffLimit 1) still exists after 20s: not a Background deletion")
+	} else if len(overPods) == 0 {
+		t.Errorf("edge-over-1 was gone only after its Pods: not a Background deletion")
+	}
+	if !atDeleting {
+		t.Fatalf("edge-at-1 (1 Pod, backoffLimit 1) was never seen marked for deletion: not a Foreground deletion")
+	}
+
+	// Foreground: edge-at-1 stays, with the garbage collector's finalizer, while its Pod
+	// terminates. Whether the Job controller counts that Pod as failed is a race it runs with the
+	// garbage collector: once the Job has its deletionTimestamp, the Job controller removes the
+	// job-tracking finalizer of every Pod, counting only those already marked deleted
+	// (canRemoveFinalizer, isPodFailed). Either way status.failed may not pass 1, the limit.
+	var failed any
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		job := t.Get(ns, "job", "edge-at-1")
+		if f, ok := at(job, "status", "failed").(float64); ok {
+			failed = f
+			if f > 1 {
+				t.Errorf("edge-at-1: status.failed %v, above its backoffLimit 1", f)
+			}
+		}
+		if fin := fmt.Sprint(at(job, "metadata", "finalizers")); !strings.Contains(fin, "foregroundDeletion") {
+			t.Fatalf("edge-at-1: finalizers %s, want foregroundDeletion", fin)
+		}
+		conds, _ := json.Marshal(at(job, "status", "conditions"))
+		if strings.Contains(string(conds), `"Failed"`) || strings.Contains(string(conds), `"FailureTarget"`) {
+			t.Fatalf("edge-at-1 failed: %s", conds)
+		}
+	}
+	if names, term := t.jobPods(ns, "edge-at-1"); len(names) != 1 || term != 1 {
+		t.Errorf("edge-at-1: Pods %v (%d terminating), want its one Pod terminating", names, term)
+	}
+	t.stable(ns, "edge", 0, 5*time.Second)
+
+	msgs, _ := t.scaleEvents(ns)
+	want := []string{"Deleted Job edge-at-1 ", "Foreground propagation", "Deleted Job edge-over-1 ", "Background propagation"}
+	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], want[0]) || !strings.Contains(msgs[0], want[1]) ||
+		!strings.HasPrefix(msgs[1], want[2]) || !strings.Contains(msgs[1], want[3]) {
+		t.Errorf("Events %q, want edge-at-1 with Foreground then edge-over-1 with Background", msgs)
+	}
+
+	// What the kubelet does at the end of the grace period: the Pods go, and with them the
+	// Foreground deletion completes.
+	for _, job := range []string{"edge-at-1", "edge-over-1"} {
+		if names, _ := t.jobPods(ns, job); len(names) > 0 {
+			t.Kubectl(append([]string{"delete", "pod", "-n", ns, "--force", "--grace-period=0", "--wait=false"}, names...)...)
+		}
+	}
+	t.WaitJobs(ns, "edge", []string{"edge-at-0", "edge-over-0"}, 60*time.Second)
+	t.stable(ns, "edge", 0, 3*time.Second)
+	t.Note("events: %s", strings.Join(msgs, " | "))
+	t.Note("edge-over-1 was gone with %d of its Pods still present; edge-at-1 waited for its terminating Pod, status.failed %v", len(overPods), failed)
 }
