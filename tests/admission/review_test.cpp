@@ -214,7 +214,23 @@ TEST_CASE("The mutating hook answers a create with a base64 JSON Patch of the de
       R"("patchType":"JSONPatch"}})");
 }
 
-TEST_CASE("The mutating hook sends no patch when nothing needs defaulting, and none on update",
+TEST_CASE("The mutating hook gives back on UPDATE the completionMode a merge patch dropped",
+          "[admission][review][update]") {
+  // Stored: completionMode filled in on CREATE. Sent: kubectl apply's merge patch replaced the
+  // list with the manifest's, which leaves it out, and scaled to 3.
+  Json stored = jobset("bash:5.1");
+  stored["spec"]["replicatedJobs"][0]["template"]["spec"]["completionMode"] = "Indexed";
+  // The patch is
+  // [{"op":"add","path":"/spec/replicatedJobs/0/template/spec/completionMode","value":"Indexed"}]
+  CHECK(
+      respond(review("UPDATE", jobset("bash:5.1", 3), stored).dump(), Hook::kMutating) ==
+      R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
+      R"("allowed":true,"status":{"metadata":{},"code":200},"patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvcmVwbGljYXRlZEpvYnMvMC90ZW1wbGF0ZS9zcGVjL2NvbXBsZXRpb25Nb2RlIiwidmFsdWUiOiJJbmRleGVkIn1d",)"
+      R"("patchType":"JSONPatch"}})");
+}
+
+TEST_CASE("The mutating hook sends no patch when nothing needs defaulting, nor for an update of "
+          "an object stored without defaults",
           "[admission][review][create]") {
   Json full = jobset("bash:5.1");
   full["spec"]["successPolicy"] = {{"operator", "All"}};
