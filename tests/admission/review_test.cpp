@@ -229,9 +229,10 @@ TEST_CASE("The mutating hook gives back on UPDATE the completionMode a merge pat
       R"("patchType":"JSONPatch"}})");
 }
 
-TEST_CASE("The mutating hook sends no patch when nothing needs defaulting, nor for an update of "
-          "an object stored without defaults",
-          "[admission][review][create]") {
+TEST_CASE(
+    "The mutating hook sends no patch when nothing needs defaulting, nor for an update of "
+    "an object stored without defaults",
+    "[admission][review][create]") {
   Json full = jobset("bash:5.1");
   full["spec"]["successPolicy"] = {{"operator", "All"}};
   full["spec"]["startupPolicy"] = {{"startupPolicyOrder", "AnyOrder"}};
