@@ -11,6 +11,7 @@
 #include "jobset_webhook/cli/pairing.h"
 #include "jobset_webhook/decide.h"
 #include "jobset_webhook/validation/scale_warnings.h"
+#include "jobset_webhook/validation/update.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -154,7 +155,17 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   request.name = js.manifest->name;
   request.object = view.value().root();
   if (old_js != nullptr) request.old_object = old_view.value().root();
-  const Decision decision = decide(request, policy);
+  Decision decision;
+  // The API server validates an UPDATE against the CRD before any webhook runs; of that, check
+  // models the pattern of quantity strings (CREATE's schema is part of the CREATE rules).
+  if (old_js != nullptr)
+    decision.errors =
+        validation::validate_update_schema(old_view.value().root(), view.value().root());
+  if (!decision.errors.empty()) {
+    decision.allowed = false;
+  } else {
+    decision = decide(request, policy);
+  }
 
   result.allowed = decision.allowed;
   if (!decision.allowed)

@@ -1,18 +1,23 @@
 #include "jobset_webhook/validation/quantity.h"
 
-#include <cctype>
+#include <cstdint>
 #include <utility>
 
 namespace jobset_webhook::validation {
 namespace {
 
-// Quantities finer than 10^-9 are rounded up by resource.ParseQuantity.
-constexpr long long kMinExponent = -9;
-// Beyond this the value is far outside anything Kubernetes accepts; refuse rather than build a
-// huge digit string.
-constexpr long long kMaxExponentMagnitude = 1000;
+// resource.ParseQuantity rounds non-zero values up to a nano-unit.
+constexpr long long kNanoExponent = -9;
+// maxInt64Factors in apimachinery's math.go.
+constexpr long long kMaxInt64Factors = 18;
+constexpr std::string_view kMaxInt64 = "9223372036854775807";
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Go's int32(x) of an int64: the low 32 bits, as two's complement.
+long long wrap32(long long x) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(x)));
+}
 
 // digits *= factor, on a decimal string with no sign.
 std::string multiply(const std::string& digits, unsigned factor) {
@@ -54,102 +59,233 @@ void normalize(ExactQuantity& q) {
   q.digits.erase(last + 1);
 }
 
-// The suffix's power of ten and power of 1024; an exponent suffix ("e3") is the power of ten alone.
-std::optional<std::pair<long long, int>> suffix_scale(std::string_view suffix) {
-  if (suffix.empty()) return std::pair{0LL, 0};
-  if (suffix.size() == 2 && suffix[1] == 'i') {
-    constexpr std::string_view kBinary = "KMGTPE";
-    const auto pos = kBinary.find(suffix[0]);
-    if (pos == std::string_view::npos) return std::nullopt;
-    return std::pair{0LL, static_cast<int>(pos) + 1};
+// What parseQuantityString (apimachinery resource/quantity.go) splits a quantity into.
+struct Parts {
+  bool positive = true;
+  std::string_view value;  // the sign and number as written, or "0"
+  std::string_view num;    // the integer digits without leading zeros, "0" when there are none
+  std::string_view denom;  // the digits after '.'
+  std::string_view suffix;
+};
+
+// A port of parseQuantityString: nullopt where it returns ErrFormatWrong. It accepts more than
+// the regular expression it names ("+", ".", "Gi" are zero).
+std::optional<Parts> split(std::string_view str) {
+  Parts p;
+  std::size_t pos = 0;
+  const std::size_t end = str.size();
+  if (pos < end && (str[0] == '-' || str[0] == '+')) {
+    p.positive = str[0] != '-';
+    ++pos;
   }
+  while (pos < end && str[pos] == '0') ++pos;
+  if (pos >= end) {
+    p.num = p.value = "0";
+    return p;
+  }
+  std::size_t i = pos;
+  while (i < end && is_digit(str[i])) ++i;
+  if (i >= end) {
+    p.num = str.substr(pos);
+    p.value = str;
+    return p;
+  }
+  p.num = i == pos ? std::string_view("0") : str.substr(pos, i - pos);
+  pos = i;
+  if (str[pos] == '.') {
+    ++pos;
+    i = pos;
+    while (i < end && is_digit(str[i])) ++i;
+    p.denom = str.substr(pos, i - pos);
+    if (i >= end) {
+      p.value = str;
+      return p;
+    }
+    pos = i;
+  }
+  p.value = str.substr(0, pos);
+  const std::size_t suffix_start = pos;
+  constexpr std::string_view kSuffixChars = "eEinumkKMGTP";
+  while (pos < end && kSuffixChars.find(str[pos]) != std::string_view::npos) ++pos;
+  if (pos < end && (str[pos] == '-' || str[pos] == '+')) ++pos;
+  while (pos < end && is_digit(str[pos])) ++pos;
+  if (pos < end) return std::nullopt;
+  p.suffix = str.substr(suffix_start);
+  return p;
+}
+
+enum class Format { kDecimalSI, kBinarySI, kDecimalExponent };
+
+struct Scale {
+  int base = 10;
+  long long exponent = 0;  // an int32, as Go's interpret returns it
+  Format format = Format::kDecimalSI;
+};
+
+// strconv.ParseInt(s, 10, 64): an optional sign and decimal digits, within int64.
+std::optional<long long> parse_int64(std::string_view s) {
+  bool negative = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  unsigned long long v = 0;
+  const unsigned long long limit = negative ? 9223372036854775808ULL : 9223372036854775807ULL;
+  for (const char c : s) {
+    if (!is_digit(c)) return std::nullopt;
+    if (v > (limit - static_cast<unsigned>(c - '0')) / 10) return std::nullopt;
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  return negative ? static_cast<long long>(0 - v) : static_cast<long long>(v);
+}
+
+// suffixHandler.interpret: the SI and binary suffixes, else "e"/"E" and an int64 that Go then
+// truncates to int32 ("1e4294967297" is 10).
+std::optional<Scale> interpret(std::string_view suffix) {
+  if (suffix.empty()) return Scale{};
   if (suffix.size() == 1) {
     switch (suffix[0]) {
-      case 'n': return std::pair{-9LL, 0};
-      case 'u': return std::pair{-6LL, 0};
-      case 'm': return std::pair{-3LL, 0};
-      case 'k': return std::pair{3LL, 0};
-      case 'M': return std::pair{6LL, 0};
-      case 'G': return std::pair{9LL, 0};
-      case 'T': return std::pair{12LL, 0};
-      case 'P': return std::pair{15LL, 0};
-      case 'E': return std::pair{18LL, 0};
+      case 'n': return Scale{10, -9, Format::kDecimalSI};
+      case 'u': return Scale{10, -6, Format::kDecimalSI};
+      case 'm': return Scale{10, -3, Format::kDecimalSI};
+      case 'k': return Scale{10, 3, Format::kDecimalSI};
+      case 'M': return Scale{10, 6, Format::kDecimalSI};
+      case 'G': return Scale{10, 9, Format::kDecimalSI};
+      case 'T': return Scale{10, 12, Format::kDecimalSI};
+      case 'P': return Scale{10, 15, Format::kDecimalSI};
+      case 'E': return Scale{10, 18, Format::kDecimalSI};
       default: return std::nullopt;
     }
   }
+  if (suffix.size() == 2 && suffix[1] == 'i') {
+    constexpr std::string_view kBinary = "KMGTPE";
+    const auto pos = kBinary.find(suffix[0]);
+    if (pos != std::string_view::npos)
+      return Scale{2, 10 * (static_cast<long long>(pos) + 1), Format::kBinarySI};
+  }
   if (suffix[0] == 'e' || suffix[0] == 'E') {
-    std::string_view rest = suffix.substr(1);
-    bool negative = false;
-    if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) {
-      negative = rest[0] == '-';
-      rest.remove_prefix(1);
-    }
-    if (rest.empty() || rest.size() > 4) return std::nullopt;
-    long long exp = 0;
-    for (const char c : rest) {
-      if (!is_digit(c)) return std::nullopt;
-      exp = exp * 10 + (c - '0');
-    }
-    return std::pair{negative ? -exp : exp, 0};
+    const auto parsed = parse_int64(suffix.substr(1));
+    if (!parsed) return std::nullopt;
+    return Scale{10, wrap32(*parsed), Format::kDecimalExponent};
   }
   return std::nullopt;
 }
 
-// True when |q| > 2^63 - 1, the cap resource.ParseQuantity puts on DecimalSI and BinarySI values.
+// True when |q| > 2^63 - 1.
 bool above_max_int64(const ExactQuantity& q) {
-  constexpr std::string_view kMax = "9223372036854775807";
   const long long integer_digits = static_cast<long long>(q.digits.size()) + q.exponent;
-  if (integer_digits != static_cast<long long>(kMax.size())) {
-    return integer_digits > static_cast<long long>(kMax.size());
-  }
-  if (q.exponent < 0) return q.digits.substr(0, kMax.size()) >= kMax;  // has a fraction too
-  return q.digits + std::string(static_cast<std::size_t>(q.exponent), '0') > kMax;
+  const auto max_digits = static_cast<long long>(kMaxInt64.size());
+  if (integer_digits != max_digits) return integer_digits > max_digits;
+  if (q.exponent < 0) return q.digits.substr(0, kMaxInt64.size()) >= kMaxInt64;  // a fraction too
+  return q.digits + std::string(static_cast<std::size_t>(q.exponent), '0') > kMaxInt64;
 }
 
 }  // namespace
 
 std::optional<ExactQuantity> parse_quantity(std::string_view text) {
+  if (text.empty()) return std::nullopt;  // ErrFormatWrong
+  const auto parts = split(text);
+  if (!parts) return std::nullopt;  // ErrFormatWrong
+  const auto scale = interpret(parts->suffix);
+  if (!scale) return std::nullopt;  // ErrSuffix
+  const auto denom_size = static_cast<long long>(parts->denom.size());
+
   ExactQuantity q;
-  std::size_t i = 0;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) q.negative = text[i++] == '-';
-  std::string digits;
-  long long exponent = 0;
-  bool seen_digit = false;
-  for (; i < text.size() && is_digit(text[i]); ++i, seen_digit = true) digits += text[i];
-  if (i < text.size() && text[i] == '.') {
-    for (++i; i < text.size() && is_digit(text[i]); ++i, seen_digit = true) {
-      digits += text[i];
-      --exponent;
+  q.negative = !parts->positive;
+  // The int64 fast path: few enough digits, and a scale (int32 arithmetic, as in Go) of at least
+  // a nano-unit. Its value is exact: no rounding, no cap.
+  bool fast = false;
+  if (scale->format != Format::kBinarySI) {
+    const long long precision =
+        kMaxInt64Factors - static_cast<long long>(parts->num.size()) - denom_size;
+    const long long shifted_scale = wrap32(scale->exponent - denom_size);
+    if (precision >= 0 && shifted_scale >= kNanoExponent) {
+      q.digits = std::string(parts->num) + std::string(parts->denom);
+      q.exponent = shifted_scale;
+      fast = true;
+    }
+  } else if (denom_size == 0) {
+    // float32(exponent)*3/10 is exact for the multiples of 10 that binary suffixes have.
+    const long long precision =
+        15 - static_cast<long long>(parts->num.size()) - scale->exponent * 3 / 10 - 1;
+    if (precision >= 0) {
+      q.digits = std::string(parts->num);
+      for (long long k = 0; k < scale->exponent; k += 10) q.digits = multiply(q.digits, 1024);
+      fast = true;
     }
   }
-  if (!seen_digit) return std::nullopt;
-  const auto scale = suffix_scale(text.substr(i));
-  if (!scale) return std::nullopt;
-  exponent += scale->first;
-  if (exponent > kMaxExponentMagnitude || exponent < -kMaxExponentMagnitude) return std::nullopt;
-  for (int k = 0; k < scale->second; ++k) digits = multiply(digits, 1024);
+  if (fast) {
+    normalize(q);
+    q.negative = !parts->positive && q.digits != "0";
+    return q;
+  }
+
+  // inf.Dec's SetString of the value: needs a digit ("e-10" is ErrNumeric).
+  std::string digits;
+  for (const char c : parts->value) {
+    if (is_digit(c)) digits += c;
+  }
+  if (digits.empty()) return std::nullopt;  // ErrNumeric
+  // The Dec's scale is the count of digits after '.'; a decimal suffix adds -exponent to it, in
+  // int32 arithmetic as Go's inf.Scale is ("1e-2147483648" is 10^2147483648 there).
+  long long dec_scale = denom_size;
+  if (scale->base == 10) {
+    dec_scale = wrap32(dec_scale + wrap32(-scale->exponent));
+  } else {
+    for (long long k = 0; k < scale->exponent; k += 10) digits = multiply(digits, 1024);
+  }
   q.digits = std::move(digits);
-  q.exponent = exponent;
+  q.exponent = -dec_scale;
   normalize(q);
-  if (q.exponent < kMinExponent) {
-    const auto dropped = static_cast<std::size_t>(kMinExponent - q.exponent);
-    // Normalized digits end in a non-zero digit, so dropping any makes the value round up.
+  if (q.exponent < kNanoExponent) {
+    // Rounded up (away from zero) to a nano-unit; normalized digits end in a non-zero digit, so
+    // dropping any of them rounds up.
+    const auto dropped = static_cast<unsigned long long>(kNanoExponent - q.exponent);
     q.digits =
         dropped >= q.digits.size() ? "1" : increment(q.digits.substr(0, q.digits.size() - dropped));
-    q.exponent = kMinExponent;
+    q.exponent = kNanoExponent;
     normalize(q);
   }
-  // "The max is just a simple cap" (ParseQuantity): beyond 2^63-1 a value without an exponent
-  // suffix ("100000000000000000000", "9Ei") is 2^63-1; one with it ("1e20") is kept.
-  const std::string_view suffix = text.substr(i);
-  const bool exponent_suffix =
-      suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E') && suffix != "Ei";
-  if (!exponent_suffix && above_max_int64(q)) {
-    q.digits = "9223372036854775807";
+  // "The max is just a simple cap", for BinarySI only: "10Ei" is 2^63-1, "1e20" and
+  // "100000000000000000000" keep their value.
+  if (scale->format == Format::kBinarySI && above_max_int64(q)) {
+    q.digits = std::string(kMaxInt64);
     q.exponent = 0;
   }
-  if (q.digits == "0") q.negative = false;
+  q.negative = !parts->positive && q.digits != "0";
   return q;
+}
+
+bool matches_quantity_pattern(std::string_view text) {
+  std::size_t i = 0;
+  // ([0-9]+(\.[0-9]*)?)|(\.[0-9]+) from i; false when there is none.
+  auto number = [&]() {
+    const std::size_t start = i;
+    while (i < text.size() && is_digit(text[i])) ++i;
+    const bool integer = i > start;
+    if (i < text.size() && text[i] == '.') {
+      const std::size_t point = ++i;
+      while (i < text.size() && is_digit(text[i])) ++i;
+      return integer || i > point;
+    }
+    return integer;
+  };
+  auto sign = [&]() {
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  };
+  sign();
+  if (!number()) return false;
+  if (i == text.size()) return true;
+  const std::string_view rest = text.substr(i);
+  if (rest.size() == 2 && rest[1] == 'i')
+    return std::string_view("KMGTPE").find(rest[0]) != std::string_view::npos;
+  if (rest.size() == 1 && std::string_view("numkMGTPE").find(rest[0]) != std::string_view::npos)
+    return true;
+  if (rest[0] != 'e' && rest[0] != 'E') return false;
+  ++i;
+  sign();
+  return number() && i == text.size();
 }
 
 }  // namespace jobset_webhook::validation

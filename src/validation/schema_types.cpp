@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "jobset_webhook/validation/quantity.h"
 #include "jobset_webhook/validation/read.h"
 
 namespace jobset_webhook::validation {
@@ -31,7 +32,20 @@ field::Error type_error(const field::Path& path, std::string_view expected, Json
               "\""};
 }
 
+field::Error quantity_pattern_error(const field::Path& path, std::string_view text) {
+  return field::invalid(
+      path, field::BadValue::string(text),
+      path.to_string() + " in body should match '" + std::string(kQuantityPattern) + "'");
+}
+
 namespace {
+
+// A quantity string the CRD's pattern refuses ("abc", "1.2.3", "+"): the pattern applies to
+// strings only, so a JSON number never fails it.
+bool fails_quantity_pattern(ScalarKind scalar, JsonView v) {
+  return scalar == ScalarKind::kQuantity && v.type() == element_type::STRING &&
+         !matches_quantity_pattern(std::string_view(v));
+}
 
 // The type a scalar of this kind must have, as the error names it, when v does not have it;
 // empty when it does.
@@ -82,7 +96,7 @@ bool conforms(const FieldKind& kind, JsonView v) {
     }
     case Shape::kScalar: break;
   }
-  return scalar_mismatch(kind.scalar, v).empty();
+  return scalar_mismatch(kind.scalar, v).empty() && !fails_quantity_pattern(kind.scalar, v);
 }
 
 }  // namespace
@@ -132,6 +146,8 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path,
   }
   if (const auto expected = scalar_mismatch(kind.scalar, v); !expected.empty()) {
     errs.push_back(type_error(path, expected, v));
+  } else if (fails_quantity_pattern(kind.scalar, v)) {
+    errs.push_back(quantity_pattern_error(path, std::string_view(v)));
   }
 }
 

@@ -17,7 +17,12 @@ std::string_view json_type(JsonView v);
 // `<path>: Invalid value: "string": <path> in body must be of type integer: "string"`
 field::Error type_error(const field::Path& path, std::string_view expected, JsonView v);
 
-// The embedded Job template: types only. Its required fields and value rules are the Job API's,
+// `<path>: Invalid value: "abc": <path> in body should match '<kQuantityPattern>'`: the API
+// server's error for a quantity string the CRD's pattern refuses (kube-openapi's FailedPattern,
+// reported by apiextensions-apiserver's kubeOpenAPIResultToFieldErrors as Invalid).
+field::Error quantity_pattern_error(const field::Path& path, std::string_view text);
+
+// The embedded Job template: types, and the pattern of quantity strings. Its required fields and value rules are the Job API's,
 // checked when the controller creates the Jobs.
 void check_template_types(const FieldKind& kind, JsonView v, field::Path& path,
                           field::ErrorList& errs);

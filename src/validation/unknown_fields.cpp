@@ -24,6 +24,12 @@ bool is_object_meta(const FieldKind& kind) {
          kind.field("managedFields") != nullptr;
 }
 
+// The whole ObjectMeta, as the field-kinds table has it under template.metadata.
+const FieldKind& object_meta_kind() {
+  static const FieldKind* const kind = find_kind("template.metadata");
+  return *kind;
+}
+
 class Walk {
  public:
   explicit Walk(std::vector<UnknownField>& out) : out_(out) {}
@@ -56,24 +62,7 @@ class Walk {
 
   void kind(const FieldKind& k, JsonView v) {
     switch (k.shape) {
-      case Shape::kStruct: {
-        if (v.type() != element_type::OBJECT || k.fields.empty()) return;
-        const bool meta = is_object_meta(k);
-        for (const auto [key, value] : JsonObjectView(v)) {
-          const FieldKind* field = k.field(key);
-          if (meta && std::find(kEmbeddedMetaFields.begin(), kEmbeddedMetaFields.end(), key) ==
-                          kEmbeddedMetaFields.end())
-            field = nullptr;
-          if (field == nullptr) {
-            record(key);
-          } else {
-            push_key(key);
-            kind(*field, value);
-            pop();
-          }
-        }
-        return;
-      }
+      case Shape::kStruct: return fields(k, v, is_object_meta(k));
       case Shape::kSlice: {
         if (v.type() != element_type::ARRAY || !k.element) return;
         std::size_t i = 0;
@@ -95,6 +84,24 @@ class Walk {
         return;
       }
       case Shape::kScalar: return;
+    }
+  }
+
+  // The fields of a struct of kind k; meta: an embedded ObjectMeta, limited to what the CRD keeps.
+  void fields(const FieldKind& k, JsonView v, bool meta) {
+    if (v.type() != element_type::OBJECT || k.fields.empty()) return;
+    for (const auto [key, value] : JsonObjectView(v)) {
+      const FieldKind* field = k.field(key);
+      if (meta && std::find(kEmbeddedMetaFields.begin(), kEmbeddedMetaFields.end(), key) ==
+                      kEmbeddedMetaFields.end())
+        field = nullptr;
+      if (field == nullptr) {
+        record(key);
+      } else {
+        push_key(key);
+        kind(*field, value);
+        pop();
+      }
     }
   }
 
@@ -135,6 +142,19 @@ class Walk {
 std::vector<UnknownField> unknown_fields(JsonView js) {
   std::vector<UnknownField> out;
   if (js.type() != element_type::OBJECT) return out;
+  const auto by_path = [](const UnknownField& a, const UnknownField& b) { return a.path < b.path; };
+  // The API server reads the root metadata first, strictly as a whole ObjectMeta
+  // (objectmeta.GetObjectMetaWithOptions, apiextensions-apiserver v0.37.2), and reports its
+  // unknown fields before the pruned ones (unstructuredSchemaCoercer.apply); its decoder visits
+  // the re-marshalled metadata in key order, which sorting by path reproduces.
+  std::vector<UnknownField> meta;
+  if (const auto metadata = js["metadata"]; !metadata.error()) {
+    Walk meta_walk(meta);
+    meta_walk.push_key("metadata");
+    meta_walk.fields(object_meta_kind(), metadata.value_unsafe(), false);
+    meta_walk.pop();
+    std::sort(meta.begin(), meta.end(), by_path);
+  }
   Walk walk(out);
   for (const auto [key, value] : JsonObjectView(js)) {
     if (std::find(kRootFields.begin(), kRootFields.end(), key) == kRootFields.end()) {
@@ -145,8 +165,8 @@ std::vector<UnknownField> unknown_fields(JsonView js) {
       walk.pop();
     }
   }
-  std::sort(out.begin(), out.end(),
-            [](const UnknownField& a, const UnknownField& b) { return a.path < b.path; });
+  std::sort(out.begin(), out.end(), by_path);
+  out.insert(out.begin(), meta.begin(), meta.end());
   return out;
 }
 

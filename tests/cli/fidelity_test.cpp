@@ -145,3 +145,49 @@ TEST_CASE("kubectl's field validation names are parsed exactly", "[cli][fidelity
   CHECK(cli::parse_field_validation("Ignore") == cli::FieldValidation::kIgnore);
   CHECK_FALSE(cli::parse_field_validation("strict").has_value());
 }
+
+// On UPDATE the API server validates the JobSet against the CRD before any webhook: a quantity
+// string outside the CRD's pattern is refused at its field (kube-openapi's FailedPattern), unless
+// it is unchanged from the old object, which validation ratcheting keeps (apiextensions-apiserver
+// pkg/apiserver/validation/ratcheting.go: errors of a value DeepEqual to its correlated old value
+// become warnings).
+TEST_CASE("check refuses a quantity outside the CRD's pattern at its line, unless unchanged",
+          "[cli][fidelity]") {
+  const std::string pattern =
+      R"('^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$')";
+  const std::string cpu =
+      "spec.replicatedJobs[0].template.spec.template.spec.containers[0]."
+      "resources.limits[cpu]";
+  const auto limits = [](const std::string& value) {
+    return "              resources: {limits: {cpu: " + value + "}}\n";
+  };
+  const auto changed = check_one(manifest("1", limits("1")), manifest("1", limits("abc")));
+  CHECK_FALSE(changed.allowed);
+  CHECK(changed.message == "JobSet.jobset.x-k8s.io \"js\" is invalid: " + cpu +
+                               ": Invalid value: \"abc\": " + cpu + " in body should match " +
+                               pattern);
+  CHECK(findings(changed) == "new.yaml:16:41: " + cpu + ": Invalid value: \"abc\": " + cpu +
+                                 " in body should match " + pattern + "\n");
+
+  // 1.2.3 is not compared as text with 1: it never reaches the webhook.
+  const auto dotted = check_one(manifest("1", limits("1")), manifest("1", limits("1.2.3")));
+  CHECK(dotted.findings.size() == 1);
+  CHECK(dotted.findings[0].error.detail == cpu + " in body should match " + pattern);
+
+  // Unchanged: ratcheted, so the scale goes through with its warning.
+  const auto unchanged = check_one(manifest("1", limits("abc")), manifest("2", limits("abc")));
+  CHECK(unchanged.allowed);
+  CHECK(unchanged.warnings.size() == 1);
+
+  // A container the old object does not have correlates with nothing: refused.
+  std::string two = manifest("1", "");
+  two +=
+      "            - name: side\n"
+      "              image: bash:5.2\n" +
+      limits("abc");
+  const auto added = check_one(manifest("1", ""), two);
+  CHECK_FALSE(added.allowed);
+  REQUIRE(added.findings.size() == 1);
+  CHECK(added.findings[0].error.field ==
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[1].resources.limits[cpu]");
+}

@@ -148,6 +148,33 @@ TEST_CASE("The CRD schema rejects what the API server rejects on create",
            ".template.spec.template.metadata.labels[app]: Invalid value: \"integer\": " + kRjob0 +
            ".template.spec.template.metadata.labels[app] in body must be of type string: "
            "\"integer\""},
+      // The CRD gives every quantity string controller-gen's pattern; kube-openapi's
+      // FailedPattern says "<name> in body should match '<pattern>'" (errors/schema.go).
+      {"a quantity string must match the CRD's pattern",
+       with(jobset(), kJob0 + "/template/spec/template/spec/containers/0/resources",
+            {{"limits", {{"cpu", "abc"}, {"memory", "1Gi"}}}}),
+       kRjob0 +
+           ".template.spec.template.spec.containers[0].resources.limits[cpu]: Invalid value: "
+           "\"abc\": " +
+           kRjob0 +
+           ".template.spec.template.spec.containers[0].resources.limits[cpu] in body should match "
+           "'^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-"
+           "9]+("
+           "\\.[0-9]*)?)|(\\.[0-9]+))))?$'"},
+      {"a quantity ParseQuantity reads but the pattern refuses",
+       with(jobset(), kJob0 + "/template/spec/template/spec/volumes",
+            {{{"name", "v"}, {"emptyDir", {{"sizeLimit", "+"}}}}}),
+       kRjob0 +
+           ".template.spec.template.spec.volumes[0].emptyDir.sizeLimit: Invalid value: \"+\": " +
+           kRjob0 +
+           ".template.spec.template.spec.volumes[0].emptyDir.sizeLimit in body should match "
+           "'^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-"
+           "9]+("
+           "\\.[0-9]*)?)|(\\.[0-9]+))))?$'"},
+      {"a quantity as a JSON number has no pattern to match",
+       with(jobset(), kJob0 + "/template/spec/template/spec/containers/0/resources",
+            {{"limits", {{"cpu", 2}}}}),
+       ""},
       {"int-or-string takes either",
        with(jobset(), kJob0 + "/template/spec/template/spec/containers/0/ports",
             {{{"containerPort", 80}}}),

@@ -14,12 +14,18 @@ std::string jobset(const std::string& root = "", const std::string& rj = "",
                    const std::string& job_meta = "", const std::string& container = "",
                    const std::string& pod_spec = "") {
   return R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",)" + root +
-         R"("metadata":{"name":"js","generateName":"x","foo":1},"status":{"bar":1},)"
+         R"("metadata":{"name":"js","generateName":"x"},"status":{"bar":1},)"
          R"("spec":{"replicatedJobs":[{"name":"w",)" +
          rj + R"("template":{"metadata":{"labels":{"a":"b"})" + job_meta +
          R"(},"spec":{"template":{"spec":{)" + pod_spec +
          R"("containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":1}})" + container +
          R"(}]}}}}}]}})";
+}
+
+std::string with_root_metadata(const std::string& fields) {
+  std::string text = jobset(R"("aaa":1,)", "", "", R"(,"foo":1)");
+  const std::string at = R"("generateName":"x")";
+  return text.replace(text.find(at), at.size(), at + fields);
 }
 
 std::string found(const std::string& text) {
@@ -34,7 +40,7 @@ std::string found(const std::string& text) {
 // pruning.PruneWithOptions (apiextensions-apiserver pkg/apiserver/schema/pruning/algorithm.go):
 // a key that neither Properties nor AdditionalProperties declares is recorded at its path (keys
 // joined by ".", indices in brackets) and the paths are sorted; metadata at the root is left to
-// the ObjectMeta code, and so is status here.
+// the ObjectMeta code (below), and status is not looked into here.
 TEST_CASE("Unknown fields are found at the API server's paths, sorted", "[validation][unknown]") {
   struct Row {
     std::string name, json, want;
@@ -59,6 +65,20 @@ TEST_CASE("Unknown fields are found at the API server's paths, sorted", "[valida
   for (const auto& r : rows) {
     DYNAMIC_SECTION(r.name) { CHECK(found(r.json) == r.want); }
   }
+}
+
+// The root metadata is decoded strictly as a whole metav1.ObjectMeta
+// (objectmeta.GetObjectMetaWithOptions with ReturnUnknownFieldPaths, apiextensions-apiserver
+// v0.37.2), and unstructuredSchemaCoercer.apply lists its unknown fields before the pruned ones.
+TEST_CASE("Unknown fields of the root metadata come first, as a whole ObjectMeta's",
+          "[validation][unknown]") {
+  CHECK(found(with_root_metadata(R"(,"uid":"u","labels":{"any.key/x":"v"})")) ==
+        "aaa, spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo");
+  CHECK(
+      found(with_root_metadata(
+          R"(,"foo":1,"ownerReferences":[{"apiVersion":"v1","kind":"K","name":"n","uid":"u","bogus":2}])")) ==
+      "metadata.foo, metadata.ownerReferences[0].bogus, aaa, "
+      "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo");
 }
 
 TEST_CASE("Unknown fields carry their JSON pointer and the API server's message",

@@ -22,10 +22,11 @@ struct UnknownField {
   std::vector<std::string> tokens;  // the JSON pointer's tokens: spec, replicatedJobs, 0, ...
 };
 
-// Every undeclared field of js, sorted by path as PruneWithOptions sorts them. The root's
-// apiVersion, kind and metadata (which the API server treats as ObjectMeta) and status are not
-// looked into; a part of the schema not modelled here (the PVC templates of volumeClaimPolicies)
-// keeps what it holds, so that nothing is reported unknown that the cluster keeps.
+// Every undeclared field of js in the API server's order: those of the root metadata, read as a
+// whole metav1.ObjectMeta (objectmeta.GetObjectMetaWithOptions), then the pruned ones sorted by
+// path as PruneWithOptions sorts them. status is not looked into; a part of the schema not
+// modelled here (the PVC templates of volumeClaimPolicies) keeps what it holds, so that nothing
+// is reported unknown that the cluster keeps.
 std::vector<UnknownField> unknown_fields(JsonView js);
 
 // The API server's text for one: unknown field "<path>" (customresource_handler.go,

@@ -35,4 +35,13 @@ struct UpdateFindings {
 // old_js and new_js are whole JobSet objects whose spec, if present, is an object. Never throws.
 UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& policy);
 
+// The part of the API server's own validation of the JobSet CRD on UPDATE that runs before any
+// webhook and that check models: quantity strings in the Job templates must match the CRD's
+// pattern (`...resources.limits[cpu]: Invalid value: "abc": ...resources.limits[cpu] in body
+// should match '^(\+|-)?...$'`), except a value unchanged from the old object, which the API
+// server's validation ratcheting lets stay (values correlated through object keys and the
+// name-keyed lists: replicatedJobs, containers, volumes, env; an atomic list as a whole). A
+// `review` never needs it: the API server has already refused such an object. Never throws.
+field::ErrorList validate_update_schema(JsonView old_js, JsonView new_js);
+
 }  // namespace jobset_webhook::validation
