@@ -100,8 +100,15 @@ void collect_leaves(const Json& value, const Json::json_pointer& pointer,
   }
 }
 
+// A different value of the same type that the API server still lets through to the webhooks:
+// a string that starts with a digit (a quantity such as "250m" or "64Mi", which the CRD's pattern
+// checks before admission) gets a digit in front instead of a suffix.
 Json edited(const Json& leaf) {
-  if (leaf.is_string()) return leaf.get<std::string>() + "-edited";
+  if (leaf.is_string()) {
+    const auto s = leaf.get<std::string>();
+    if (!s.empty() && s[0] >= '0' && s[0] <= '9') return "1" + s;
+    return s + "-edited";
+  }
   if (leaf.is_boolean()) return !leaf.get<bool>();
   if (leaf.is_number_integer()) return leaf.get<std::int64_t>() + 1;
   return leaf.get<double>() + 0.5;

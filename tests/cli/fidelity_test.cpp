@@ -166,7 +166,7 @@ TEST_CASE("check refuses a quantity outside the CRD's pattern at its line, unles
   CHECK(changed.message == "JobSet.jobset.x-k8s.io \"js\" is invalid: " + cpu +
                                ": Invalid value: \"abc\": " + cpu + " in body should match " +
                                pattern);
-  CHECK(findings(changed) == "new.yaml:16:41: " + cpu + ": Invalid value: \"abc\": " + cpu +
+  CHECK(findings(changed) == "new.yaml:16:36: " + cpu + ": Invalid value: \"abc\": " + cpu +
                                  " in body should match " + pattern + "\n");
 
   // 1.2.3 is not compared as text with 1: it never reaches the webhook.
