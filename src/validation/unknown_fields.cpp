@@ -39,8 +39,10 @@ class Walk {
     if (node.type == SchemaType::kObject && v.type() == element_type::OBJECT) {
       if (node.properties.empty()) return;  // not modelled: keep what it holds
       for (const auto [key, value] : JsonObjectView(v)) {
+        // A copy: clang 14 (the fuzz and sanitizer builds) cannot capture a structured binding.
+        const std::string_view name = key;
         const auto it = std::find_if(node.properties.begin(), node.properties.end(),
-                                     [&](const SchemaNode& p) { return p.name == key; });
+                                     [&](const SchemaNode& p) { return p.name == name; });
         if (it == node.properties.end()) {
           record(key);
         } else {
