@@ -1,6 +1,8 @@
 #include "jobset_webhook/defaulting/defaults.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -24,9 +26,11 @@ class PatchBuilder {
  public:
   explicit PatchBuilder(JsonView root) : root_(root) {}
 
-  void set(const Tokens& path, Json value) {
-    JsonView node = root_;
-    for (std::size_t k = 0; k < path.size(); ++k) {
+  // The walk starts at `entry`, the node at path[0, depth): a list entry the caller already holds.
+  // Walking from the root would look each entry up by index, a scan of the list each time.
+  void set(const Tokens& path, Json value, std::size_t depth, JsonView entry) {
+    JsonView node = entry;
+    for (std::size_t k = depth; k < path.size(); ++k) {
       // A parent of the wrong type cannot take a default; the schema check reports it.
       if (node.type() != element_type::OBJECT && node.type() != element_type::ARRAY) return;
       JsonView child;
@@ -101,45 +105,62 @@ Tokens rjob_path(std::size_t i, std::initializer_list<const char*> rest) {
 
 // Whether the default `value`, due at `path` of the new object, is what the stored object holds
 // at the same place (replicatedJobs matched by name, the list's key; other list entries by index).
+// The lists are indexed once, so that a JobSet of many replicatedJobs costs one pass, not one
+// scan of the old list per default.
 class StoredDefault {
  public:
-  StoredDefault(JsonView old_js, JsonView new_js) : old_(old_js), new_(new_js) {}
+  StoredDefault(JsonView old_js, JsonView new_js)
+      : old_(old_js),
+        old_rules_(
+            validation::items_of(validation::at(old_js, {"spec", "failurePolicy", "rules"}))),
+        old_policies_(
+            validation::items_of(validation::at(old_js, {"spec", "volumeClaimPolicies"}))) {
+    for (const JsonView rjob :
+         validation::items_of(validation::at(old_js, {"spec", "replicatedJobs"}))) {
+      if (const auto name = validation::string_of(member(rjob, "name")))
+        old_rjobs_.emplace(*name, rjob);
+    }
+    for (const JsonView rjob :
+         validation::items_of(validation::at(new_js, {"spec", "replicatedJobs"})))
+      new_rjob_names_.push_back(validation::string_of(member(rjob, "name")));
+  }
 
   bool holds(const Tokens& path, const Json& value) const {
     MaybeJson node = old_;
     std::size_t k = 0;
-    if (path.size() > 3 && path[0] == "spec" && path[1] == "replicatedJobs") {
+    if (path.size() > 3 && path[1] == "replicatedJobs") {
       node = old_rjob(std::stoul(path[2]));
       k = 3;
+    } else if (path.size() > 4 && path[1] == "failurePolicy") {
+      node = entry(old_rules_, path[3]);
+      k = 4;
+    } else if (path.size() > 3 && path[1] == "volumeClaimPolicies") {
+      node = entry(old_policies_, path[2]);
+      k = 3;
     }
-    for (; k < path.size() && node; ++k) {
-      node = node->type() == element_type::ARRAY ? item(*node, path[k]) : member(node, path[k]);
-    }
+    for (; k < path.size() && node; ++k) node = member(node, path[k]);  // objects below entries
     return node && simdjson::minify(*node) == value.dump();
   }
 
  private:
   MaybeJson old_rjob(std::size_t new_index) const {
-    const auto new_rjobs = validation::items_of(validation::at(new_, {"spec", "replicatedJobs"}));
-    if (new_index >= new_rjobs.size()) return std::nullopt;
-    const auto name = validation::string_of(member(new_rjobs[new_index], "name"));
-    if (!name) return std::nullopt;
-    for (const JsonView rjob :
-         validation::items_of(validation::at(old_, {"spec", "replicatedJobs"}))) {
-      if (validation::string_of(member(rjob, "name")) == name) return rjob;
-    }
-    return std::nullopt;
+    if (new_index >= new_rjob_names_.size() || !new_rjob_names_[new_index]) return std::nullopt;
+    const auto it = old_rjobs_.find(*new_rjob_names_[new_index]);
+    if (it == old_rjobs_.end()) return std::nullopt;
+    return it->second;
   }
 
-  static MaybeJson item(JsonView list, const std::string& index) {
-    const auto items = validation::items_of(list);
+  static MaybeJson entry(const std::vector<JsonView>& items, const std::string& index) {
     const std::size_t i = std::stoul(index);
     if (i >= items.size()) return std::nullopt;
     return items[i];
   }
 
   JsonView old_;
-  JsonView new_;
+  std::vector<JsonView> old_rules_;
+  std::vector<JsonView> old_policies_;
+  std::unordered_map<std::string_view, JsonView> old_rjobs_;  // the first of each name
+  std::vector<std::optional<std::string_view>> new_rjob_names_;
 };
 
 // Upstream's Default(), in its order; `wanted` decides, default by default, which go into the
@@ -147,9 +168,10 @@ class StoredDefault {
 template <typename Wanted>
 Json defaults(JsonView js, const Wanted& wanted) {
   PatchBuilder b(js);
-  const auto set = [&](const Tokens& path, Json value) {
-    if (wanted(path, value)) b.set(path, std::move(value));
+  const auto set_in = [&](JsonView entry, std::size_t depth, const Tokens& path, Json value) {
+    if (wanted(path, value)) b.set(path, std::move(value), depth, entry);
   };
+  const auto set = [&](const Tokens& path, Json value) { set_in(js, 0, path, std::move(value)); };
   const MaybeJson spec = member(js, "spec");
   if (spec && spec->type() != element_type::OBJECT) return Json::array();
   if (absent(member(spec, "successPolicy"))) set({"spec", "successPolicy"}, {{"operator", "All"}});
@@ -161,10 +183,11 @@ Json defaults(JsonView js, const Wanted& wanted) {
     if (rjobs[i].type() != element_type::OBJECT) continue;
     const MaybeJson job_spec = validation::at(rjobs[i], {"template", "spec"});
     if (absent(member(job_spec, "completionMode")))
-      set(rjob_path(i, {"template", "spec", "completionMode"}), "Indexed");
+      set_in(rjobs[i], 3, rjob_path(i, {"template", "spec", "completionMode"}), "Indexed");
     const MaybeJson restart = validation::at(job_spec, {"template", "spec", "restartPolicy"});
     if (empty_string(restart)) {
-      set(rjob_path(i, {"template", "spec", "template", "spec", "restartPolicy"}), "OnFailure");
+      set_in(rjobs[i], 3, rjob_path(i, {"template", "spec", "template", "spec", "restartPolicy"}),
+             "OnFailure");
     }
   }
 
@@ -181,8 +204,8 @@ Json defaults(JsonView js, const Wanted& wanted) {
     for (std::size_t i = 0; i < rules.size(); ++i) {
       if (rules[i].type() != element_type::OBJECT || !empty_string(member(rules[i], "name")))
         continue;
-      set({"spec", "failurePolicy", "rules", std::to_string(i), "name"},
-          "failurePolicyRule" + std::to_string(i));
+      set_in(rules[i], 4, {"spec", "failurePolicy", "rules", std::to_string(i), "name"},
+             "failurePolicyRule" + std::to_string(i));
     }
   }
 
@@ -191,8 +214,8 @@ Json defaults(JsonView js, const Wanted& wanted) {
     if (policies[i].type() != element_type::OBJECT ||
         !absent(member(policies[i], "retentionPolicy")))
       continue;
-    set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"},
-        {{"whenDeleted", "Delete"}});
+    set_in(policies[i], 3, {"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"},
+           {{"whenDeleted", "Delete"}});
   }
   return b.take();
 }
@@ -215,19 +238,20 @@ Json crd_defaults_patch(JsonView js) {
   const auto rjobs = validation::items_of(member(spec, "replicatedJobs"));
   for (std::size_t i = 0; i < rjobs.size(); ++i) {
     if (rjobs[i].type() != element_type::OBJECT) continue;
-    if (absent(member(rjobs[i], "groupName"))) b.set(rjob_path(i, {"groupName"}), "default");
-    if (absent(member(rjobs[i], "replicas"))) b.set(rjob_path(i, {"replicas"}), 1);
+    if (absent(member(rjobs[i], "groupName")))
+      b.set(rjob_path(i, {"groupName"}), "default", 3, rjobs[i]);
+    if (absent(member(rjobs[i], "replicas"))) b.set(rjob_path(i, {"replicas"}), 1, 3, rjobs[i]);
   }
   const MaybeJson failure_policy = member(spec, "failurePolicy");
   if (validation::is_object(failure_policy) && absent(member(failure_policy, "restartStrategy"))) {
-    b.set({"spec", "failurePolicy", "restartStrategy"}, "Recreate");
+    b.set({"spec", "failurePolicy", "restartStrategy"}, "Recreate", 0, js);
   }
   const auto policies = validation::items_of(member(spec, "volumeClaimPolicies"));
   for (std::size_t i = 0; i < policies.size(); ++i) {
     const MaybeJson retention = member(policies[i], "retentionPolicy");
     if (validation::is_object(retention) && absent(member(*retention, "whenDeleted"))) {
       b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy", "whenDeleted"},
-            "Delete");
+            "Delete", 3, policies[i]);
     }
   }
   return b.take();
