@@ -67,10 +67,10 @@ inline constexpr std::size_t kInPlacePadding = simdjson::SIMDJSON_PADDING;
 
 // A body larger than this is rare (a typical review is a few KiB, a large one 60 KB) and leaves
 // freed buffers of several times its size behind: the parser that read it is not kept for the next
-// review (ParserPool), and the server hands freed memory back to the system after answering it
-// (HttpsServer). Kept, idle parsers hold at most about ten times this each, twice as many as
-// there are cores: a few MiB, not the tens of MiB that keeping 1 MiB bodies' parsers held after a
-// burst (tests/server/memory_test).
+// review (ParserPool), the server hands freed memory back to the system after answering it
+// (HttpsServer), and `serve` maps blocks of this size and more on their own (server::run).
+// Kept, idle parsers hold at most about ten times this each, twice as many as there are cores:
+// a few MiB, not the tens of MiB that keeping 1 MiB bodies' parsers held after a burst.
 inline constexpr std::size_t kLargeBodyBytes = 256 << 10;
 
 // answer_review for a body followed by kInPlacePadding readable bytes, parsed in place: the copy
