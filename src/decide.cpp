@@ -1,10 +1,28 @@
 #include "jobset_webhook/decide.h"
 
 #include "jobset_webhook/defaulting/defaults.h"
+#include "jobset_webhook/parsed_view.h"
+#include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/create.h"
 #include "jobset_webhook/validation/update.h"
 
 namespace jobset_webhook {
+
+field::ErrorList validate_create_after_defaults(JsonView js, const Policy& policy) {
+  Json ops = defaulting::crd_defaults_patch(js);
+  for (auto& op : defaulting::defaults_patch(js)) ops.push_back(std::move(op));
+  if (ops.empty()) return validation::validate_create(js, policy);
+  const auto cannot_default = [](const std::string& why) {
+    return field::ErrorList{field::internal_error(field::Path(), "cannot apply defaults: " + why)};
+  };
+  auto document = patch::to_json(js);
+  auto defaulted = document.ok() ? patch::apply(document.value(), ops) : document;
+  if (!defaulted.ok()) return cannot_default(defaulted.failure().message);
+  // Errors copy what they print, so the view may die here.
+  const auto view = ParsedView::of(defaulted.value());
+  if (!view.ok()) return cannot_default(view.failure().message);
+  return validation::validate_create(view.value().root(), policy);
+}
 
 Decision decide(const AdmissionRequest& request, const Policy& policy) {
   Decision decision;
@@ -18,7 +36,7 @@ Decision decide(const AdmissionRequest& request, const Policy& policy) {
   }
   switch (request.operation) {
     case Operation::kCreate:
-      decision.errors = validation::validate_create(request.object, policy);
+      decision.errors = validate_create_after_defaults(request.object, policy);
       break;
     case Operation::kUpdate: {
       auto findings = validation::validate_update(request.old_object, request.object, policy);

@@ -8,7 +8,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
+#include "jobset_webhook/decide.h"
 #include "jobset_webhook/defaulting/defaults.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/create.h"
@@ -86,7 +87,8 @@ Policy gates_for(const Json& js) {
 
 std::string create_errors(const Json& js, const Policy& policy) {
   const Parsed parsed(js);
-  return jobset_webhook::field::to_string(v::validate_create(parsed, policy));
+  return jobset_webhook::field::to_string(
+      jobset_webhook::validate_create_after_defaults(parsed, policy));
 }
 
 struct Leaf {

@@ -1,4 +1,4 @@
-#include "admission/duplicate_keys.h"
+#include "duplicate_keys.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "admission/go_json.h"
+#include "go_json.h"
 
 #include "jobset_webhook/json_text.h"
 

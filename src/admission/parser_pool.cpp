@@ -1,4 +1,4 @@
-#include "admission/parser_pool.h"
+#include "parser_pool.h"
 
 #include <algorithm>
 #include <thread>

@@ -2,9 +2,9 @@
 
 #include <optional>
 
-#include "admission/duplicate_keys.h"
-#include "admission/go_json.h"
-#include "admission/parser_pool.h"
+#include "duplicate_keys.h"
+#include "go_json.h"
+#include "parser_pool.h"
 
 namespace jobset_webhook::admission {
 namespace {

@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 
 #include "jobset_webhook/cli/commands.h"
-#include "jobset_webhook/cli/x509.h"
+#include "x509.h"
 #include "jobset_webhook/server/endpoints.h"
 
 namespace jobset_webhook::cli {

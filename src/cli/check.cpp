@@ -1,14 +1,14 @@
-#include "jobset_webhook/cli/check.h"
+#include "check.h"
 
 #include <charconv>
 #include <map>
 #include <optional>
 #include <utility>
 
-#include "cli/json_view_internal.h"
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/cli/cluster_defaults.h"
-#include "jobset_webhook/cli/pairing.h"
+#include "jobset_webhook/parsed_view.h"
+#include "cluster_defaults.h"
+#include "pairing.h"
 #include "jobset_webhook/decide.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 #include "jobset_webhook/validation/update.h"

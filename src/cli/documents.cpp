@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/documents.h"
+#include "documents.h"
 
 #include <cerrno>
 #include <cstring>
@@ -9,8 +9,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "cli/yaml_reader_internal.h"
-#include "cli/yaml_scalar_internal.h"
+#include "yaml_reader_internal.h"
+#include "yaml_scalar_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/git_source.h"
+#include "git_source.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "jobset_webhook/cli/check.h"
-#include "jobset_webhook/cli/cluster_defaults.h"
+#include "check.h"
+#include "cluster_defaults.h"
 #include "jobset_webhook/cli/commands.h"
-#include "jobset_webhook/cli/documents.h"
-#include "jobset_webhook/cli/git_source.h"
-#include "jobset_webhook/cli/manifests.h"
-#include "jobset_webhook/cli/report.h"
+#include "documents.h"
+#include "git_source.h"
+#include "manifests.h"
+#include "report.h"
 
 namespace jobset_webhook::cli {
 namespace {

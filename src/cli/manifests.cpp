@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/manifests.h"
+#include "manifests.h"
 
 #include <algorithm>
 #include <filesystem>

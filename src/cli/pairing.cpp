@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/pairing.h"
+#include "pairing.h"
 
 #include <map>
 #include <set>

@@ -1,8 +1,8 @@
-#include "jobset_webhook/cli/report.h"
+#include "report.h"
 
 #include <algorithm>
 
-#include "cli/report_internal.h"
+#include "report_internal.h"
 #include "jobset_webhook/field/value.h"
 
 namespace jobset_webhook::cli {

@@ -2,7 +2,7 @@
 // annotation on its line of the pull request's diff.
 // https://docs.github.com/actions/reference/workflow-commands-for-github-actions
 
-#include "cli/report_internal.h"
+#include "report_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {

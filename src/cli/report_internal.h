@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "jobset_webhook/cli/report.h"
+#include "report.h"
 
 namespace jobset_webhook::cli {
 

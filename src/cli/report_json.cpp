@@ -1,7 +1,7 @@
 // The json format: schema "jobset-webhook/report/v1", documented in docs/ci-gating.md. Keys are
 // only ever added to it; a change of meaning gets a new schema name.
 
-#include "cli/report_internal.h"
+#include "report_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {

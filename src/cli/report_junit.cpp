@@ -2,7 +2,7 @@
 // namespace/name, its classname the manifest file; a denial is a <failure> whose message is the
 // server's and whose body lists the findings.
 
-#include "cli/report_internal.h"
+#include "report_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {

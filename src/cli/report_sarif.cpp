@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "cli/report_internal.h"
+#include "report_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {

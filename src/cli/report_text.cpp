@@ -1,7 +1,7 @@
 // The text format: one compiler-style line per finding, so that editors and terminals can jump
 // to it, then one summary line.
 
-#include "cli/report_internal.h"
+#include "report_internal.h"
 
 namespace jobset_webhook::cli {
 

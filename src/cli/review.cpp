@@ -2,7 +2,7 @@
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/cli/commands.h"
-#include "jobset_webhook/cli/documents.h"
+#include "documents.h"
 
 namespace jobset_webhook::cli {
 

@@ -2,7 +2,7 @@
 #include <tuple>
 
 #include "jobset_webhook/cli/commands.h"
-#include "jobset_webhook/cli/documents.h"
+#include "documents.h"
 #include "jobset_webhook/server/duration.h"
 #include "jobset_webhook/server/endpoints.h"
 #include "jobset_webhook/server/log.h"

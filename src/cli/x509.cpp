@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/x509.h"
+#include "x509.h"
 
 #include <arpa/inet.h>
 
@@ -8,7 +8,7 @@
 
 #include <openssl/pem.h>
 
-#include "cli/openssl_internal.h"
+#include "openssl_internal.h"
 
 namespace jobset_webhook::cli {
 namespace {

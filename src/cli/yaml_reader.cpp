@@ -13,8 +13,8 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cli/yaml_reader_internal.h"
-#include "cli/yaml_scalar_internal.h"
+#include "yaml_reader_internal.h"
+#include "yaml_scalar_internal.h"
 #include "jobset_webhook/field/value.h"
 #include "jobset_webhook/patch/json_patch.h"
 

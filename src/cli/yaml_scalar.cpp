@@ -1,4 +1,4 @@
-#include "cli/yaml_scalar_internal.h"
+#include "yaml_scalar_internal.h"
 
 #include <array>
 #include <charconv>

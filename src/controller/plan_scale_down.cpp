@@ -1,4 +1,4 @@
-#include "jobset_webhook/controller/plan_scale_down.h"
+#include "plan_scale_down.h"
 
 #include <algorithm>
 #include <optional>

@@ -17,7 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "jobset_webhook/controller/plan_scale_down.h"
+#include "controller_metrics.h"
+#include "object_cache.h"
+#include "plan_scale_down.h"
+#include "work_queue.h"
 #include "jobset_webhook/kube/client.h"
 #include "jobset_webhook/kube/reflector.h"
 #include "jobset_webhook/metrics/exposition.h"
@@ -40,22 +43,6 @@ void log_line(const char* level, const std::string& message) {
                message.c_str());
 }
 
-std::string meta_string(const Json& obj, const char* key) {
-  const auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return "";
-  const auto v = meta->find(key);
-  return v != meta->end() && v->is_string() ? v->get<std::string>() : "";
-}
-
-std::string label(const Json& obj, const char* key) {
-  const auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return "";
-  const auto labels = meta->find("labels");
-  if (labels == meta->end() || !labels->is_object()) return "";
-  const auto v = labels->find(key);
-  return v != labels->end() && v->is_string() ? v->get<std::string>() : "";
-}
-
 // spec.replicatedJobs[name].replicas, for messages.
 std::int64_t replicas_of(const Json& js, const std::string& rjob) {
   const auto spec = js.find("spec");
@@ -71,194 +58,6 @@ std::int64_t replicas_of(const Json& js, const std::string& rjob) {
   }
   return 0;
 }
-
-std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
-
-struct Metrics {
-  std::atomic<std::uint64_t> jobs_deleted{0};
-  std::atomic<std::uint64_t> reconcile_errors{0};
-  std::atomic<std::uint64_t> reconciles{0};
-  std::atomic<std::uint64_t> relists{0};
-  std::atomic<std::int64_t> queue_depth{0};
-  std::atomic<int> leader{0};
-  metrics::Histogram reconcile_duration{metrics::fine_buckets()};
-
-  std::string text(std::uint64_t jobset_lists, std::uint64_t job_lists) const {
-    metrics::Exposition out;
-    out.family("jobset_scale_down_jobs_deleted_total", "counter",
-               "Child Jobs deleted because their index is at or above their ReplicatedJob's "
-               "replicas");
-    out.sample("jobset_scale_down_jobs_deleted_total", {}, jobs_deleted.load());
-    out.family("jobset_scale_down_reconcile_errors_total", "counter",
-               "Reconciles of a JobSet that failed and were retried");
-    out.sample("jobset_scale_down_reconcile_errors_total", {}, reconcile_errors.load());
-    out.family("jobset_scale_down_reconcile_total", "counter", "Reconciles of a JobSet");
-    out.sample("jobset_scale_down_reconcile_total", {}, reconciles.load());
-    out.family("jobset_scale_down_reconcile_duration_seconds", "histogram",
-               "Time to reconcile one JobSet, its deletions and Events included");
-    out.histogram("jobset_scale_down_reconcile_duration_seconds", {},
-                  reconcile_duration.snapshot());
-    out.family("jobset_scale_down_queue_depth", "gauge", "JobSets waiting in the work queue");
-    out.sample("jobset_scale_down_queue_depth", {}, queue_depth.load());
-    out.family("jobset_scale_down_leader", "gauge", "1 while this replica holds the Lease");
-    out.sample("jobset_scale_down_leader", {}, static_cast<std::int64_t>(leader.load()));
-    out.family("jobset_scale_down_lists_total", "counter",
-               "Full lists of a watched collection (start, and relists after 410 Gone)");
-    out.sample("jobset_scale_down_lists_total", {{"resource", "jobsets"}}, jobset_lists);
-    out.sample("jobset_scale_down_lists_total", {{"resource", "jobs"}}, job_lists);
-    metrics::write_process_metrics(out, metrics::read_process_stats());
-    return out.text();
-  }
-};
-
-// A work queue of JobSet keys, as client-go's: a key waits once however often it is added, and
-// a key added while it is being worked on is handed out again after done(), never to two
-// workers at once. Keys may also come back after a delay.
-class WorkQueue {
- public:
-  explicit WorkQueue(Metrics& metrics) : metrics_(metrics) {}
-
-  void add(const std::string& key) {
-    {
-      std::lock_guard lock(mu_);
-      add_locked(key);
-    }
-    cv_.notify_all();
-  }
-
-  void add_after(const std::string& key, std::chrono::milliseconds delay) {
-    {
-      std::lock_guard lock(mu_);
-      delayed_.emplace(Clock::now() + delay, key);
-    }
-    cv_.notify_all();
-  }
-
-  // The next key, or nullopt once shut down.
-  std::optional<std::string> get() {
-    std::unique_lock lock(mu_);
-    for (;;) {
-      if (shutdown_) return std::nullopt;
-      const auto now = Clock::now();
-      while (!delayed_.empty() && delayed_.begin()->first <= now) {
-        add_locked(delayed_.begin()->second);
-        delayed_.erase(delayed_.begin());
-      }
-      if (!queue_.empty()) {
-        std::string key = std::move(queue_.front());
-        queue_.pop_front();
-        queued_.erase(key);
-        processing_.insert(key);
-        metrics_.queue_depth = static_cast<std::int64_t>(queue_.size());
-        return key;
-      }
-      if (delayed_.empty()) {
-        cv_.wait(lock);
-      } else {
-        cv_.wait_until(lock, delayed_.begin()->first);
-      }
-    }
-  }
-
-  void done(const std::string& key) {
-    {
-      std::lock_guard lock(mu_);
-      processing_.erase(key);
-      if (dirty_.erase(key) > 0) add_locked(key);
-    }
-    cv_.notify_all();
-  }
-
-  void shut_down() {
-    {
-      std::lock_guard lock(mu_);
-      shutdown_ = true;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  void add_locked(const std::string& key) {
-    if (processing_.count(key) > 0) {
-      dirty_.insert(key);
-      return;
-    }
-    if (queued_.insert(key).second) queue_.push_back(key);
-    metrics_.queue_depth = static_cast<std::int64_t>(queue_.size());
-  }
-
-  Metrics& metrics_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::string> queue_;
-  std::set<std::string> queued_;
-  std::set<std::string> processing_;
-  std::set<std::string> dirty_;
-  std::multimap<Clock::time_point, std::string> delayed_;
-  bool shutdown_ = false;
-};
-
-// What the watches have seen: JobSets by namespace/name, Jobs by namespace/name.
-class Cache {
- public:
-  using Map = std::map<std::string, Json>;
-
-  void replace(Map& target, const std::vector<Json>& items, std::set<std::string>& touched) {
-    std::lock_guard lock(mu_);
-    for (const auto& [k, v] : target) touched.insert(owner_key(&target, v));
-    target.clear();
-    for (const auto& item : items) {
-      target[key_of(meta_string(item, "namespace"), meta_string(item, "name"))] = item;
-      touched.insert(owner_key(&target, item));
-    }
-  }
-
-  // Applies an event; the JobSet key it concerns.
-  std::string apply(Map& target, const kube::WatchEvent& e) {
-    std::lock_guard lock(mu_);
-    const std::string k = key_of(meta_string(e.object, "namespace"), meta_string(e.object, "name"));
-    if (e.type == "DELETED") {
-      target.erase(k);
-    } else {
-      target[k] = e.object;
-    }
-    return owner_key(&target, e.object);
-  }
-
-  // The JobSet and its Jobs (by the jobset-name label), copied under the lock.
-  std::optional<std::pair<Json, std::vector<Json>>> snapshot(const std::string& key) {
-    std::lock_guard lock(mu_);
-    const auto it = jobsets.find(key);
-    if (it == jobsets.end()) return std::nullopt;
-    const std::string ns = meta_string(it->second, "namespace");
-    const std::string name = meta_string(it->second, "name");
-    std::vector<Json> children;
-    for (const auto& [k, job] : jobs) {
-      if (meta_string(job, "namespace") == ns && label(job, kJobSetNameKey) == name)
-        children.push_back(job);
-    }
-    return std::make_pair(it->second, std::move(children));
-  }
-
-  std::vector<std::string> jobset_keys() {
-    std::lock_guard lock(mu_);
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : jobsets) keys.push_back(k);
-    return keys;
-  }
-
-  Map jobsets;
-  Map jobs;
-
- private:
-  std::string owner_key(const Map* target, const Json& obj) const {
-    const std::string ns = meta_string(obj, "namespace");
-    if (target == &jobsets) return key_of(ns, meta_string(obj, "name"));
-    return key_of(ns, label(obj, kJobSetNameKey));
-  }
-
-  std::mutex mu_;
-};
 
 // <POD_NAME or hostname>_<random>, as client-go's hostname_uuid: a restarted process is a new
 // candidate, never mistaken for the holder it replaces.
@@ -281,7 +80,7 @@ class Controller {
       : options_(options),
         config_(std::move(config)),
         client_(config_),
-        queue_(metrics_),
+        queue_(metrics_.queue_depth),
         elector_(options.lease_namespace.empty() ? config_.ns : options.lease_namespace,
                  options.lease_name,
                  options.identity.empty() ? default_identity() : options.identity, options.lease),
@@ -530,7 +329,7 @@ class Controller {
   const ControllerOptions options_;
   const kube::Config config_;
   kube::Client client_;
-  Metrics metrics_;
+  ControllerMetrics metrics_;
   Cache cache_;
   WorkQueue queue_;
   LeaseElector elector_;

@@ -232,29 +232,4 @@ Json restored_defaults_patch(JsonView old_js, JsonView new_js) {
                   [&](const Tokens& path, const Json& value) { return stored.holds(path, value); });
 }
 
-Json crd_defaults_patch(JsonView js) {
-  PatchBuilder b(js);
-  const MaybeJson spec = member(js, "spec");
-  const auto rjobs = validation::items_of(member(spec, "replicatedJobs"));
-  for (std::size_t i = 0; i < rjobs.size(); ++i) {
-    if (rjobs[i].type() != element_type::OBJECT) continue;
-    if (absent(member(rjobs[i], "groupName")))
-      b.set(rjob_path(i, {"groupName"}), "default", 3, rjobs[i]);
-    if (absent(member(rjobs[i], "replicas"))) b.set(rjob_path(i, {"replicas"}), 1, 3, rjobs[i]);
-  }
-  const MaybeJson failure_policy = member(spec, "failurePolicy");
-  if (validation::is_object(failure_policy) && absent(member(failure_policy, "restartStrategy"))) {
-    b.set({"spec", "failurePolicy", "restartStrategy"}, "Recreate", 0, js);
-  }
-  const auto policies = validation::items_of(member(spec, "volumeClaimPolicies"));
-  for (std::size_t i = 0; i < policies.size(); ++i) {
-    const MaybeJson retention = member(policies[i], "retentionPolicy");
-    if (validation::is_object(retention) && absent(member(*retention, "whenDeleted"))) {
-      b.set({"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy", "whenDeleted"},
-            "Delete", 3, policies[i]);
-    }
-  }
-  return b.take();
-}
-
 }  // namespace jobset_webhook::defaulting

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/access_log.h"
+#include "access_log.h"
 
 namespace jobset_webhook::server {
 

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/connection_threads.h"
+#include "connection_threads.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/credential_reloader.h"
+#include "credential_reloader.h"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/credentials.h"
+#include "credentials.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/health.h"
+#include "health.h"
 
 #include "jobset_webhook/server/endpoints.h"
 

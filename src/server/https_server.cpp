@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/https_server.h"
+#include "https_server.h"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/server/connection_threads.h"
-#include "jobset_webhook/server/tls_stream.h"
+#include "connection_threads.h"
+#include "tls_stream.h"
 
 namespace jobset_webhook::server {
 namespace {

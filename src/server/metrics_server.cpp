@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/metrics_server.h"
+#include "metrics_server.h"
 
 #include "jobset_webhook/metrics/exposition.h"
 #include "jobset_webhook/server/endpoints.h"

@@ -1,8 +1,8 @@
-#include "jobset_webhook/server/plain_http_server.h"
+#include "plain_http_server.h"
 
 #include <sys/socket.h>
 
-#include "jobset_webhook/server/connection_threads.h"
+#include "connection_threads.h"
 
 namespace jobset_webhook::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/request_checks.h"
+#include "request_checks.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,12 +1,12 @@
-#include "jobset_webhook/server/routes.h"
+#include "routes.h"
 
 #include <exception>
 #include <utility>
 
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/server/access_log.h"
-#include "jobset_webhook/server/request_checks.h"
-#include "jobset_webhook/server/tls_stream.h"
+#include "access_log.h"
+#include "request_checks.h"
+#include "tls_stream.h"
 
 namespace jobset_webhook::server {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/server/server.h"
+#include "server.h"
 
 namespace jobset_webhook::server {
 

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/server.h"
+#include "server.h"
 
 #include <cerrno>
 #include <csignal>
@@ -6,7 +6,7 @@
 
 #include <openssl/err.h>
 
-#include "jobset_webhook/server/routes.h"
+#include "routes.h"
 
 namespace jobset_webhook::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/server_metrics.h"
+#include "server_metrics.h"
 
 #include "jobset_webhook/metrics/exposition.h"
 #include "jobset_webhook/metrics/process.h"

@@ -1,11 +1,11 @@
-#include "jobset_webhook/server/tls_context.h"
+#include "tls_context.h"
 
 #include <algorithm>
 #include <memory>
 
 #include <openssl/x509v3.h>
 
-#include "jobset_webhook/server/credentials.h"
+#include "credentials.h"
 
 namespace jobset_webhook::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/tls_stream.h"
+#include "tls_stream.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,16 +1,11 @@
 #include "jobset_webhook/validation/create.h"
 
-#include <limits>
-
-#include "jobset_webhook/defaulting/defaults.h"
-#include "jobset_webhook/patch/json_patch.h"
-#include "jobset_webhook/validation/names.h"
-#include "validation/create_internal.h"
+#include "names.h"
+#include "create_internal.h"
 
 namespace jobset_webhook::validation {
 namespace {
 
-constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
 // Upstream replaces apimachinery's length message, which it finds by this text, with its own.
 const std::string kDns1035TooLong = max_len_error(kDns1035LabelMaxLength);
 constexpr std::string_view kSubdomainTooLong =
@@ -237,28 +232,8 @@ field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
 }
 
 field::ErrorList validate_create(JsonView js, const Policy& policy) {
-  // The API server applies the CRD's defaults, then the mutating webhook's, before it validates.
-  // An object that already has them (every object the validating webhook receives) is validated
-  // as it is; a plain manifest is validated as the API server would see it.
-  Json ops = defaulting::crd_defaults_patch(js);
-  for (auto& op : defaulting::defaults_patch(js)) ops.push_back(std::move(op));
-  if (ops.empty()) {
-    auto errs = validate_create_schema(js);
-    return errs.empty() ? validate_create_rules(js, policy) : errs;
-  }
-  auto document = patch::to_json(js);
-  auto defaulted = document.ok() ? patch::apply(document.value(), ops) : document;
-  if (!defaulted.ok())
-    return {plain_error("cannot apply defaults: " + defaulted.failure().message)};
-  // Errors copy what they print, so the view may die with this parser.
-  simdjson::dom::parser parser;
-  JsonView view;
-  const std::string text = defaulted.value().dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (parser.parse(text).get(view) != simdjson::SUCCESS) {
-    return {plain_error("cannot apply defaults: the defaulted object does not parse")};
-  }
-  auto errs = validate_create_schema(view);
-  return errs.empty() ? validate_create_rules(view, policy) : errs;
+  auto errs = validate_create_schema(js);
+  return errs.empty() ? validate_create_rules(js, policy) : errs;
 }
 
 }  // namespace jobset_webhook::validation

@@ -5,8 +5,8 @@
 #include <optional>
 #include <utility>
 
-#include "jobset_webhook/validation/names.h"
-#include "validation/create_internal.h"
+#include "names.h"
+#include "create_internal.h"
 
 namespace jobset_webhook::validation {
 namespace {

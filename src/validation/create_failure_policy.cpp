@@ -4,7 +4,7 @@
 #include <array>
 #include <unordered_map>
 
-#include "validation/create_internal.h"
+#include "create_internal.h"
 
 namespace jobset_webhook::validation {
 namespace {

@@ -5,11 +5,11 @@
 #include <limits>
 #include <unordered_set>
 
-#include "validation/jobset_schema.h"
+#include "jobset_schema.h"
 #include "jobset_webhook/validation/create.h"
-#include "jobset_webhook/validation/names.h"
+#include "names.h"
 #include "jobset_webhook/validation/read.h"
-#include "validation/schema_types.h"
+#include "schema_types.h"
 
 namespace jobset_webhook::validation {
 namespace {

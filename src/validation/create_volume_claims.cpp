@@ -3,8 +3,8 @@
 // read. Upstream then requires the existing PVC's spec to equal the template's and the retention
 // policy to be Retain.
 
-#include "jobset_webhook/validation/names.h"
-#include "validation/create_internal.h"
+#include "names.h"
+#include "create_internal.h"
 
 namespace jobset_webhook::validation {
 namespace {

@@ -1,4 +1,4 @@
-#include "validation/jobset_schema.h"
+#include "jobset_schema.h"
 
 namespace jobset_webhook::validation {
 namespace {

@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/names.h"
+#include "names.h"
 
 #include <initializer_list>
 

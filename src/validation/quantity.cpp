@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/quantity.h"
+#include "quantity.h"
 
 #include <cstdint>
 #include <utility>

@@ -48,6 +48,14 @@ std::vector<JsonView> items_of(MaybeJson value) {
 bool is_object(MaybeJson value) { return value && value->type() == element_type::OBJECT; }
 bool is_list(MaybeJson value) { return value && value->type() == element_type::ARRAY; }
 
+MaybeJson member(MaybeJson object, std::string_view key) {
+  if (!object || object->type() != element_type::OBJECT) return std::nullopt;
+  JsonView value;
+  if (JsonObjectView(*object).at_key(key).get(value) != simdjson::SUCCESS) return std::nullopt;
+  if (value.type() == element_type::NULL_VALUE) return std::nullopt;
+  return value;
+}
+
 MaybeJson at(MaybeJson value, std::initializer_list<std::string_view> keys) {
   for (const auto key : keys) value = member(value, key);
   return value;

@@ -1,10 +1,9 @@
-#include "validation/schema_types.h"
+#include "schema_types.h"
 
 #include <cstdint>
-#include <limits>
 #include <string>
 
-#include "jobset_webhook/validation/quantity.h"
+#include "quantity.h"
 #include "jobset_webhook/validation/read.h"
 
 namespace jobset_webhook::validation {
@@ -153,8 +152,7 @@ void check_template_types(const FieldKind& kind, JsonView v, field::Path& path,
 
 void check_int32(const field::Path& path, JsonView v, field::ErrorList& errs) {
   const auto n = integer_of(v);  // absent for a number above int64, which is out of range too
-  if (!n || *n < std::numeric_limits<std::int32_t>::min() ||
-      *n > std::numeric_limits<std::int32_t>::max()) {
+  if (!n || *n < kMinInt32 || *n > kMaxInt32) {
     errs.push_back(field::invalid(path, field::BadValue::of(v),
                                   "must be between -2147483648 and 2147483647, inclusive"));
   }

@@ -4,7 +4,7 @@
 #include <array>
 
 #include "jobset_webhook/validation/field_kinds.h"
-#include "validation/jobset_schema.h"
+#include "jobset_schema.h"
 
 namespace jobset_webhook::validation {
 namespace {

@@ -1,7 +1,6 @@
 #include "jobset_webhook/validation/update.h"
 
 #include <algorithm>
-#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,8 +27,6 @@ constexpr int kMaxFingerprintTries = 4;
 
 // The CRD's default for an absent replicas, which the API server applies before any webhook.
 constexpr std::int64_t kDefaultReplicas = 1;
-
-constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
 
 // Why a new value of an int32 field (replicas, parallelism, completions) cannot be what Go
 // decodes, or empty when it can (an integral number such as 3.0 is the integer the API server

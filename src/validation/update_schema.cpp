@@ -4,10 +4,10 @@
 #include <string_view>
 
 #include "jobset_webhook/validation/field_kinds.h"
-#include "jobset_webhook/validation/quantity.h"
+#include "quantity.h"
 #include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/validation/semantic.h"
-#include "validation/schema_types.h"
+#include "schema_types.h"
 
 namespace jobset_webhook::validation {
 namespace {

@@ -2,12 +2,12 @@
 // message and warnings equal what admission::handle_review answers for the AdmissionReview the
 // API server would send (objects defaulted by the schema and by the server's own mutating answer).
 
-#include "jobset_webhook/cli/check.h"
+#include "cli/check.h"
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/cluster_defaults.h"
-#include "jobset_webhook/cli/documents.h"
+#include "cli/cluster_defaults.h"
+#include "cli/documents.h"
 #include "support/admission.h"
 #include "support/files.h"
 

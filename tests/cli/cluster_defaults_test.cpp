@@ -1,8 +1,8 @@
-#include "jobset_webhook/cli/cluster_defaults.h"
+#include "cli/cluster_defaults.h"
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/manifests.h"
+#include "cli/manifests.h"
 #include "support/admission.h"
 #include "support/files.h"
 

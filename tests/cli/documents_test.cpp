@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
 
 #include <catch2/catch.hpp>
 

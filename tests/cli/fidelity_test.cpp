@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/check.h"
+#include "cli/check.h"
 
 namespace cli = jobset_webhook::cli;
 using jobset_webhook::Policy;

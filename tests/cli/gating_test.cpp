@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/documents.h"
-#include "jobset_webhook/cli/manifests.h"
-#include "jobset_webhook/cli/pairing.h"
+#include "cli/documents.h"
+#include "cli/manifests.h"
+#include "cli/pairing.h"
 #include "support/files.h"
 #include "support/process.h"
 

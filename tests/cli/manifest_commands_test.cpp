@@ -3,9 +3,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/cluster_defaults.h"
-#include "jobset_webhook/cli/documents.h"
-#include "jobset_webhook/cli/manifests.h"
+#include "cli/cluster_defaults.h"
+#include "cli/documents.h"
+#include "cli/manifests.h"
 #include "support/admission.h"
 #include "support/files.h"
 #include "support/process.h"

@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/manifests.h"
+#include "cli/manifests.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/report.h"
+#include "cli/report.h"
 
 #include <catch2/catch.hpp>
 

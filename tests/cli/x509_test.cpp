@@ -1,4 +1,4 @@
-#include "jobset_webhook/cli/x509.h"
+#include "cli/x509.h"
 
 #include <arpa/inet.h>
 

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
 
 // Each table is what kubectl's reader gives: sigs.k8s.io/yaml v1.6.0 YAMLToJSON, which decodes
 // with go-yaml v2 (go.yaml.in/yaml/v2 v2.4.2) and json.Marshals the result. The wants were

@@ -1,4 +1,4 @@
-#include "jobset_webhook/controller/plan_scale_down.h"
+#include "controller/plan_scale_down.h"
 
 #include <catch2/catch.hpp>
 #include <string>

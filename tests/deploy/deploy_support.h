@@ -14,7 +14,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
 #include "jobset_webhook/json.h"
 #include "support/process.h"
 

@@ -8,7 +8,7 @@
 #include <httplib.h>
 
 #include "deploy/deploy_support.h"
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
 #include "jobset_webhook/server/endpoints.h"
 #include "support/files.h"
 #include "support/serve_process.h"

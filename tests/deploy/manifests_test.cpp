@@ -13,12 +13,12 @@
 #include <catch2/catch.hpp>
 
 #include "deploy/deploy_support.h"
-#include "jobset_webhook/cli/documents.h"
-#include "jobset_webhook/cli/x509.h"
+#include "cli/documents.h"
+#include "cli/x509.h"
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/server/duration.h"
 #include "jobset_webhook/server/endpoints.h"
-#include "jobset_webhook/server/server_metrics.h"
+#include "server/server_metrics.h"
 #include "support/prometheus.h"
 #include "support/x509_verify.h"
 

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "deploy/deploy_support.h"
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
 #include "jobset_webhook/policy.h"
 
 using jobset_webhook::Json;

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "fuzz_support.h"
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
 #include "jobset_webhook/policy.h"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "fuzz_support.h"
-#include "jobset_webhook/cli/documents.h"
+#include "cli/documents.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/access_log.h"
+#include "server/access_log.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/connection_threads.h"
+#include "server/connection_threads.h"
 
 #include <atomic>
 #include <future>

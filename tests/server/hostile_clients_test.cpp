@@ -19,7 +19,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "jobset_webhook/server/tls_stream.h"
+#include "server/tls_stream.h"
 #include "support/sample_reviews.h"
 #include "support/hostile_reviews.h"
 #include "support/test_server.h"

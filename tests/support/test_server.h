@@ -16,7 +16,7 @@
 #include <httplib.h>
 
 #include "jobset_webhook/json.h"
-#include "jobset_webhook/server/server.h"
+#include "server/server.h"
 #include "support/pki.h"
 
 namespace jobset_webhook::testing {

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "jobset_webhook/decide.h"
 #include "jobset_webhook/validation/create.h"
 #include "support/parsed.h"
 
@@ -228,7 +229,7 @@ TEST_CASE("validate_create sees a manifest as the API server would: defaulted",
   // ValidateCreate on the raw object would complain.
   const Json js = with(jobset(), "/spec/failurePolicy", {{"rules", {{{"action", "FailJobSet"}}}}});
   const Parsed raw(js);
-  CHECK(v::validate_create(raw, Policy{}).empty());
+  CHECK(jobset_webhook::validate_create_after_defaults(raw, Policy{}).empty());
   const std::string dns1035 =
       "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
       "alphabetic "
@@ -252,12 +253,13 @@ TEST_CASE("validate_create runs the webhook rules only when the schema passes",
           "[validation][create]") {
   const Json js = with(with(jobset(), kJob0 + "/replicas", -1), kJob0 + "/name", "Bad.Name");
   const Parsed parsed(js);
-  CHECK(jobset_webhook::field::to_string(v::validate_create(parsed, Policy{})) ==
-        kRjob0 + ".replicas: Invalid value: -1: " + kRjob0 +
-            ".replicas in body should be greater than or equal to 0");
+  CHECK(jobset_webhook::field::to_string(jobset_webhook::validate_create_after_defaults(
+            parsed, Policy{})) == kRjob0 + ".replicas: Invalid value: -1: " + kRjob0 +
+                                      ".replicas in body should be greater than or equal to 0");
   const Parsed valid_schema(with(jobset(), kJob0 + "/name", "Bad.Name"));
   CHECK(
-      jobset_webhook::field::to_string(v::validate_create(valid_schema, Policy{})) ==
+      jobset_webhook::field::to_string(
+          jobset_webhook::validate_create_after_defaults(valid_schema, Policy{})) ==
       "spec.replicatedJobs[0].name: Invalid value: \"js-Bad.Name-0\": a DNS-1035 label must "
       "consist of lower case "
       "alphanumeric characters or '-', start with an alphabetic character, and end with an "
@@ -273,10 +275,11 @@ TEST_CASE("validate_create follows the feature gates of the policy", "[validatio
   js[Json::json_pointer(kJob0 + "/template/spec/backoffLimit")] = 2147483647;
   js[Json::json_pointer(kJob0 + "/template/spec/podReplacementPolicy")] = "Failed";
   const Parsed parsed(js);
-  CHECK(jobset_webhook::field::to_string(v::validate_create(parsed, Policy{})) ==
+  CHECK(jobset_webhook::field::to_string(
+            jobset_webhook::validate_create_after_defaults(parsed, Policy{})) ==
         "<nil>: Internal error: InPlaceRestart restart strategy cannot be set when InPlaceRestart "
         "feature gate is disabled");
   Policy on;
   on.feature_gates.in_place_restart = true;
-  CHECK(v::validate_create(parsed, on).empty());
+  CHECK(jobset_webhook::validate_create_after_defaults(parsed, on).empty());
 }

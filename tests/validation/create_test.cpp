@@ -4,6 +4,7 @@
 // so where upstream's input also trips other rules (an unnamed rule, a too-long name) the extra
 // errors are spelled out.
 
+#include "jobset_webhook/decide.h"
 #include "jobset_webhook/validation/create.h"
 
 #include <catch2/catch.hpp>
@@ -551,7 +552,7 @@ TEST_CASE("Wrong JSON types never crash the create rules", "[validation][create]
       CHECK_NOTHROW(v::validate_create_rules(js, gates(true, true)));
       CHECK_NOTHROW(v::validate_create_rules(js, Policy{}));
       CHECK_NOTHROW(v::validate_create_schema(js));
-      CHECK_NOTHROW(v::validate_create(js, Policy{}));
+      CHECK_NOTHROW(jobset_webhook::validate_create_after_defaults(js, Policy{}));
     }
   }
 }

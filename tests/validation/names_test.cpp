@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/names.h"
+#include "validation/names.h"
 
 #include <catch2/catch.hpp>
 

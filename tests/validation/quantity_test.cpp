@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/quantity.h"
+#include "validation/quantity.h"
 
 #include <catch2/catch.hpp>
 

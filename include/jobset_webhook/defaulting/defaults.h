@@ -34,11 +34,14 @@ namespace jobset_webhook::defaulting {
 // object never held stays out, as upstream's CREATE-only webhook leaves it.
 [[nodiscard]] Json restored_defaults_patch(JsonView old_js, JsonView new_js);
 
-// The defaults the JobSet CRD's schema declares, which the API server applies when it decodes the
-// object, before any webhook sees it:
+// The defaults the JobSet CRD's schema declares (every `default:` of jobset v0.12.0's CRD, the
+// one table of them: src/defaulting/crd_defaults.cpp), which the API server applies when it
+// decodes the object, before any webhook sees it. A field gets its default when its parent object
+// exists and the field is absent ("add") or null ("replace"), in every entry of a list:
 //   replicatedJobs[i].groupName "default", replicatedJobs[i].replicas 1,
-//   failurePolicy.restartStrategy "Recreate" (when failurePolicy is set),
-//   volumeClaimPolicies[i].retentionPolicy.whenDeleted "Delete" (when retentionPolicy is set).
+//   failurePolicy.restartStrategy "Recreate", volumeClaimPolicies[i].retentionPolicy.whenDeleted
+//   "Delete", and the embedded core/v1 defaults of the pod template (ports[j].protocol "TCP",
+//   env[k].valueFrom.configMapKeyRef.name "", ...).
 // Front ends without an API server (CI checks, `default`) need them; the webhook does not.
 [[nodiscard]] Json crd_defaults_patch(JsonView js);
 

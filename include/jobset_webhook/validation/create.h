@@ -4,12 +4,10 @@
 // main's check of child names against the name generateName will produce. See
 // docs/policy.md for every rule with its path and message.
 //
-// Three layers, as the API server runs them for a CREATE:
-//   1. defaults: the CRD's own and the mutating webhook's (defaulting/defaults.h);
-//   2. validate_create_schema: the CRD's OpenAPI schema and CEL rules;
-//   3. validate_create_rules: the validating webhook (ValidateCreate), only if 2 passed.
-// validate_create runs all three, so a CI check of a plain manifest and the validating webhook
-// (which receives the object already defaulted, where step 1 changes nothing) give one answer.
+// Two steps, as the API server runs them for a CREATE after the defaults (decide.h,
+// validate_create_after_defaults, puts the defaults first):
+//   1. validate_create_schema: the CRD's OpenAPI schema and CEL rules;
+//   2. validate_create_rules: the validating webhook (ValidateCreate), only if 1 passed.
 
 #include <string>
 
@@ -36,8 +34,7 @@ field::ErrorList validate_create_rules(JsonView js, const Policy& policy);
 // in body should be greater than or equal to 0`. Never throws.
 field::ErrorList validate_create_schema(JsonView js);
 
-// What creating js answers: defaults applied (a no-op for an object that has them), then the
-// schema, then, when the schema passes, the webhook rules. Never throws.
+// The schema, then, when the schema passes, the webhook rules, on js as given. Never throws.
 field::ErrorList validate_create(JsonView js, const Policy& policy);
 
 // The JobSet name that child names are built from: metadata.name, or for an object with only

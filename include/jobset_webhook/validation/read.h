@@ -5,14 +5,20 @@
 // validate_create_schema), null reads as absent, and nothing here throws or aborts.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "jobset_webhook/json.h"
-#include "jobset_webhook/validation/semantic.h"
 
 namespace jobset_webhook::validation {
+
+// A JSON value that may be absent; null is stored as absent.
+using MaybeJson = std::optional<JsonView>;
+
+// The member of an object, absent when the object or the member is missing or null.
+MaybeJson member(MaybeJson object, std::string_view key);
 
 // The value when it is a string.
 std::optional<std::string_view> string_of(MaybeJson value);
@@ -29,6 +35,11 @@ bool is_list(MaybeJson value);
 
 // Member by a run of keys: at(js, {"spec", "network", "subdomain"}).
 MaybeJson at(MaybeJson value, std::initializer_list<std::string_view> keys);
+
+// The bounds of Go's int32, the type of replicas, parallelism, completions and most other
+// integer fields of a JobSet.
+inline constexpr std::int64_t kMinInt32 = std::numeric_limits<std::int32_t>::min();
+inline constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max();
 
 // Go's int32(v) for a value already known to be an integer: keeps the low 32 bits, as a
 // conversion of an out-of-range number would after the API server let it through.

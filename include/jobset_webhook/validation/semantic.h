@@ -17,15 +17,10 @@
 
 #include "jobset_webhook/field/path.h"
 #include "jobset_webhook/json.h"
+#include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/validation/field_kinds.h"
 
 namespace jobset_webhook::validation {
-
-// A JSON value that may be absent; null is stored as absent.
-using MaybeJson = std::optional<JsonView>;
-
-// The member of an object, absent when the object or the member is missing or null.
-MaybeJson member(MaybeJson object, std::string_view key);
 
 // One difference found by diff().
 struct Change {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "jobset_webhook/cli/manifests.h"
+#include "manifests.h"
 
 namespace jobset_webhook::cli {
 

@@ -11,10 +11,10 @@
 
 #include <openssl/ssl.h>
 
-#include "jobset_webhook/server/credential_reloader.h"
+#include "credential_reloader.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
-#include "jobset_webhook/server/server_metrics.h"
+#include "server_metrics.h"
 
 namespace jobset_webhook::server {
 

@@ -19,10 +19,10 @@
 #include <thread>
 
 #include "jobset_webhook/result.h"
-#include "jobset_webhook/server/credentials.h"
+#include "credentials.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
-#include "jobset_webhook/server/server_metrics.h"
+#include "server_metrics.h"
 
 namespace jobset_webhook::server {
 

@@ -27,11 +27,11 @@
 #include <httplib.h>
 
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/server/credential_reloader.h"
+#include "credential_reloader.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
-#include "jobset_webhook/server/request_checks.h"
-#include "jobset_webhook/server/tls_context.h"
+#include "request_checks.h"
+#include "tls_context.h"
 
 namespace jobset_webhook::server {
 

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <string>
 
-#include "jobset_webhook/server/plain_http_server.h"
+#include "plain_http_server.h"
 
 namespace jobset_webhook::server {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "jobset_webhook/cli/manifests.h"
+#include "manifests.h"
 #include "jobset_webhook/result.h"
 
 namespace jobset_webhook::cli {

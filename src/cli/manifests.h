@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jobset_webhook/cli/documents.h"
+#include "documents.h"
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/result.h"
 

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jobset_webhook/cli/manifests.h"
-#include "jobset_webhook/cli/report.h"
+#include "manifests.h"
+#include "report.h"
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/result.h"
 #include "jobset_webhook/validation/unknown_fields.h"

@@ -14,10 +14,10 @@
 // anything.
 // One access-log line per request, and the request counted in metrics (server_metrics.h).
 
-#include "jobset_webhook/server/https_server.h"
+#include "https_server.h"
 #include "jobset_webhook/server/log.h"
 #include "jobset_webhook/server/options.h"
-#include "jobset_webhook/server/server_metrics.h"
+#include "server_metrics.h"
 
 namespace jobset_webhook::server {
 

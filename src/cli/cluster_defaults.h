@@ -10,14 +10,8 @@
 
 namespace jobset_webhook::cli {
 
-// The defaults of the JobSet CRD's structural schema (jobset v0.12.0), as the API server applies
-// them: a field is filled when its parent object exists and the field is absent or null.
-//   spec.replicatedJobs[*].replicas: 1, .groupName: default
-//   spec.failurePolicy.restartStrategy: Recreate
-//   spec.volumeClaimPolicies[*].retentionPolicy.whenDeleted: Delete
-//   the embedded core/v1 defaults of the pod template (ports[*].protocol: TCP,
-//   configMapKeyRef.name: "", ...)
-// Never throws.
+// The JobSet CRD's schema defaults, as the API server applies them (defaulting/defaults.h,
+// crd_defaults_patch). Never throws.
 void apply_schema_defaults(Json& jobset);
 
 // The API server's order for a CREATE: schema defaults, then the mutating webhook's defaults (the

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jobset_webhook/cli/manifests.h"
+#include "manifests.h"
 #include "jobset_webhook/field/error.h"
 
 namespace jobset_webhook::cli {

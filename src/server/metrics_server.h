@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "jobset_webhook/server/plain_http_server.h"
-#include "jobset_webhook/server/server_metrics.h"
+#include "plain_http_server.h"
+#include "server_metrics.h"
 
 namespace jobset_webhook::server {
 

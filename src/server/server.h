@@ -23,13 +23,13 @@
 #include <thread>
 
 #include "jobset_webhook/result.h"
-#include "jobset_webhook/server/credential_reloader.h"
-#include "jobset_webhook/server/health.h"
-#include "jobset_webhook/server/https_server.h"
+#include "credential_reloader.h"
+#include "health.h"
+#include "https_server.h"
 #include "jobset_webhook/server/log.h"
-#include "jobset_webhook/server/metrics_server.h"
+#include "metrics_server.h"
 #include "jobset_webhook/server/options.h"
-#include "jobset_webhook/server/server_metrics.h"
+#include "server_metrics.h"
 
 namespace jobset_webhook::server {
 

@@ -1,7 +1,7 @@
 #pragma once
 
-// A Json value re-read through simdjson, so that the CLI can hand the decision core the same
-// kind of view a request gives it.
+// A Json value re-read through simdjson: what we build or convert (a YAML manifest, a defaulted
+// object) handed to code that reads requests, as the same kind of view a request gives it.
 
 #include <memory>
 #include <string>
@@ -9,7 +9,7 @@
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/result.h"
 
-namespace jobset_webhook::cli {
+namespace jobset_webhook {
 
 class ParsedView {
  public:
@@ -20,7 +20,7 @@ class ParsedView {
     const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (const auto error = view.parser_->parse(text).get(view.root_); error != simdjson::SUCCESS) {
       return Failure{
-          500, std::string("cannot re-read a manifest as JSON: ") + simdjson::error_message(error)};
+          500, std::string("cannot re-read a value as JSON: ") + simdjson::error_message(error)};
     }
     return view;
   }
@@ -32,4 +32,4 @@ class ParsedView {
   JsonView root_;
 };
 
-}  // namespace jobset_webhook::cli
+}  // namespace jobset_webhook

@@ -1,0 +1,34 @@
+#include "controller_metrics.h"
+
+#include "jobset_webhook/metrics/exposition.h"
+#include "jobset_webhook/metrics/process.h"
+
+namespace jobset_webhook::controller {
+
+std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t job_lists) const {
+  metrics::Exposition out;
+  out.family("jobset_scale_down_jobs_deleted_total", "counter",
+             "Child Jobs deleted because their index is at or above their ReplicatedJob's "
+             "replicas");
+  out.sample("jobset_scale_down_jobs_deleted_total", {}, jobs_deleted.load());
+  out.family("jobset_scale_down_reconcile_errors_total", "counter",
+             "Reconciles of a JobSet that failed and were retried");
+  out.sample("jobset_scale_down_reconcile_errors_total", {}, reconcile_errors.load());
+  out.family("jobset_scale_down_reconcile_total", "counter", "Reconciles of a JobSet");
+  out.sample("jobset_scale_down_reconcile_total", {}, reconciles.load());
+  out.family("jobset_scale_down_reconcile_duration_seconds", "histogram",
+             "Time to reconcile one JobSet, its deletions and Events included");
+  out.histogram("jobset_scale_down_reconcile_duration_seconds", {}, reconcile_duration.snapshot());
+  out.family("jobset_scale_down_queue_depth", "gauge", "JobSets waiting in the work queue");
+  out.sample("jobset_scale_down_queue_depth", {}, queue_depth.load());
+  out.family("jobset_scale_down_leader", "gauge", "1 while this replica holds the Lease");
+  out.sample("jobset_scale_down_leader", {}, static_cast<std::int64_t>(leader.load()));
+  out.family("jobset_scale_down_lists_total", "counter",
+             "Full lists of a watched collection (start, and relists after 410 Gone)");
+  out.sample("jobset_scale_down_lists_total", {{"resource", "jobsets"}}, jobset_lists);
+  out.sample("jobset_scale_down_lists_total", {{"resource", "jobs"}}, job_lists);
+  metrics::write_process_metrics(out, metrics::read_process_stats());
+  return out.text();
+}
+
+}  // namespace jobset_webhook::controller

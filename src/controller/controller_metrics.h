@@ -1,0 +1,26 @@
+#pragma once
+
+// The scale-down controller's metrics: counters and gauges its loop updates without a lock.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "jobset_webhook/metrics/histogram.h"
+
+namespace jobset_webhook::controller {
+
+struct ControllerMetrics {
+  std::atomic<std::uint64_t> jobs_deleted{0};
+  std::atomic<std::uint64_t> reconcile_errors{0};
+  std::atomic<std::uint64_t> reconciles{0};
+  std::atomic<std::uint64_t> relists{0};
+  std::atomic<std::int64_t> queue_depth{0};
+  std::atomic<int> leader{0};
+  metrics::Histogram reconcile_duration{metrics::fine_buckets()};
+
+  // The exposition of /metrics: these, the lists of each watch, and the process's own.
+  std::string text(std::uint64_t jobset_lists, std::uint64_t job_lists) const;
+};
+
+}  // namespace jobset_webhook::controller

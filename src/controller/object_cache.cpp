@@ -1,0 +1,23 @@
+#include "object_cache.h"
+
+namespace jobset_webhook::controller {
+
+std::string meta_string(const Json& obj, const char* key) {
+  const auto meta = obj.find("metadata");
+  if (meta == obj.end() || !meta->is_object()) return "";
+  const auto v = meta->find(key);
+  return v != meta->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+std::string label(const Json& obj, const char* key) {
+  const auto meta = obj.find("metadata");
+  if (meta == obj.end() || !meta->is_object()) return "";
+  const auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return "";
+  const auto v = labels->find(key);
+  return v != labels->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+}  // namespace jobset_webhook::controller

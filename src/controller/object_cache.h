@@ -1,0 +1,86 @@
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jobset_webhook/json.h"
+#include "jobset_webhook/kube/client.h"
+#include "plan_scale_down.h"
+
+namespace jobset_webhook::controller {
+
+// metadata.<key> of a Kubernetes object, or "".
+std::string meta_string(const Json& obj, const char* key);
+// metadata.labels[key], or "".
+std::string label(const Json& obj, const char* key);
+// "namespace/name", the key of the work queue and the cache.
+std::string key_of(const std::string& ns, const std::string& name);
+
+// What the watches have seen: JobSets by namespace/name, Jobs by namespace/name.
+class Cache {
+ public:
+  using Map = std::map<std::string, Json>;
+
+  void replace(Map& target, const std::vector<Json>& items, std::set<std::string>& touched) {
+    std::lock_guard lock(mu_);
+    for (const auto& [k, v] : target) touched.insert(owner_key(&target, v));
+    target.clear();
+    for (const auto& item : items) {
+      target[key_of(meta_string(item, "namespace"), meta_string(item, "name"))] = item;
+      touched.insert(owner_key(&target, item));
+    }
+  }
+
+  // Applies an event; the JobSet key it concerns.
+  std::string apply(Map& target, const kube::WatchEvent& e) {
+    std::lock_guard lock(mu_);
+    const std::string k = key_of(meta_string(e.object, "namespace"), meta_string(e.object, "name"));
+    if (e.type == "DELETED") {
+      target.erase(k);
+    } else {
+      target[k] = e.object;
+    }
+    return owner_key(&target, e.object);
+  }
+
+  // The JobSet and its Jobs (by the jobset-name label), copied under the lock.
+  std::optional<std::pair<Json, std::vector<Json>>> snapshot(const std::string& key) {
+    std::lock_guard lock(mu_);
+    const auto it = jobsets.find(key);
+    if (it == jobsets.end()) return std::nullopt;
+    const std::string ns = meta_string(it->second, "namespace");
+    const std::string name = meta_string(it->second, "name");
+    std::vector<Json> children;
+    for (const auto& [k, job] : jobs) {
+      if (meta_string(job, "namespace") == ns && label(job, kJobSetNameKey) == name)
+        children.push_back(job);
+    }
+    return std::make_pair(it->second, std::move(children));
+  }
+
+  std::vector<std::string> jobset_keys() {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : jobsets) keys.push_back(k);
+    return keys;
+  }
+
+  Map jobsets;
+  Map jobs;
+
+ private:
+  std::string owner_key(const Map* target, const Json& obj) const {
+    const std::string ns = meta_string(obj, "namespace");
+    if (target == &jobsets) return key_of(ns, meta_string(obj, "name"));
+    return key_of(ns, label(obj, kJobSetNameKey));
+  }
+
+  std::mutex mu_;
+};
+
+}  // namespace jobset_webhook::controller

@@ -1,0 +1,140 @@
+#include "jobset_webhook/defaulting/defaults.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jobset_webhook/patch/json_patch.h"
+
+namespace jobset_webhook::defaulting {
+namespace {
+
+using simdjson::dom::element_type;
+
+// One `default:` of the CRD: a dotted path below the JobSet, where a segment ending in [] stands
+// for every entry of that list, and the value.
+struct SchemaDefault {
+  std::string path;
+  Json value;
+};
+
+// Every `default:` of the v0.12.0 CRD (config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml).
+// The pod template's come from core/v1 markers that controller-gen copies into the CRD.
+std::vector<SchemaDefault> schema_defaults() {
+  std::vector<SchemaDefault> table = {
+      {"spec.replicatedJobs[].groupName", "default"},
+      {"spec.replicatedJobs[].replicas", 1},
+      {"spec.failurePolicy.restartStrategy", "Recreate"},
+      {"spec.volumeClaimPolicies[].retentionPolicy.whenDeleted", "Delete"},
+  };
+  const std::string pod = "spec.replicatedJobs[].template.spec.template.spec.";
+  for (const char* containers : {"containers", "ephemeralContainers", "initContainers"}) {
+    const std::string c = pod + containers + "[].";
+    table.push_back({c + "env[].valueFrom.configMapKeyRef.name", ""});
+    table.push_back({c + "env[].valueFrom.fileKeyRef.optional", false});
+    table.push_back({c + "env[].valueFrom.secretKeyRef.name", ""});
+    table.push_back({c + "envFrom[].configMapRef.name", ""});
+    table.push_back({c + "envFrom[].secretRef.name", ""});
+    table.push_back({c + "livenessProbe.grpc.service", ""});
+    table.push_back({c + "ports[].protocol", "TCP"});
+    table.push_back({c + "readinessProbe.grpc.service", ""});
+    table.push_back({c + "startupProbe.grpc.service", ""});
+  }
+  table.push_back({pod + "imagePullSecrets[].name", ""});
+  const std::string v = pod + "volumes[].";
+  table.push_back({v + "azureDisk.fsType", "ext4"});
+  table.push_back({v + "azureDisk.readOnly", false});
+  table.push_back({v + "cephfs.secretRef.name", ""});
+  table.push_back({v + "cinder.secretRef.name", ""});
+  table.push_back({v + "configMap.name", ""});
+  table.push_back({v + "csi.nodePublishSecretRef.name", ""});
+  table.push_back({v + "flexVolume.secretRef.name", ""});
+  table.push_back({v + "iscsi.iscsiInterface", "default"});
+  table.push_back({v + "iscsi.secretRef.name", ""});
+  table.push_back({v + "projected.sources[].configMap.name", ""});
+  table.push_back({v + "projected.sources[].secret.name", ""});
+  table.push_back({v + "rbd.keyring", "/etc/ceph/keyring"});
+  table.push_back({v + "rbd.pool", "rbd"});
+  table.push_back({v + "rbd.secretRef.name", ""});
+  table.push_back({v + "rbd.user", "admin"});
+  table.push_back({v + "scaleIO.fsType", "xfs"});
+  table.push_back({v + "scaleIO.secretRef.name", ""});
+  table.push_back({v + "scaleIO.storageMode", "ThinProvisioned"});
+  table.push_back({v + "storageos.secretRef.name", ""});
+  return table;
+}
+
+// The table as a tree of its paths, so that a walk visits each object of the JobSet once however
+// many defaults lie below it.
+struct DefaultNode {
+  std::string name;
+  bool each = false;  // a list: the children apply to every entry
+  const Json* value;  // a leaf: the default
+  std::vector<DefaultNode> children;
+};
+
+DefaultNode& child_named(DefaultNode& parent, std::string_view segment) {
+  const bool each = segment.size() > 2 && segment.substr(segment.size() - 2) == "[]";
+  if (each) segment.remove_suffix(2);
+  for (auto& c : parent.children) {
+    if (c.name == segment) return c;
+  }
+  parent.children.push_back({std::string(segment), each, nullptr, {}});
+  return parent.children.back();
+}
+
+const DefaultNode& schema_default_tree() {
+  static const std::vector<SchemaDefault> kTable = schema_defaults();
+  static const DefaultNode kRoot = [] {
+    DefaultNode root{"", false, nullptr, {}};
+    for (const auto& d : kTable) {
+      DefaultNode* node = &root;
+      std::size_t start = 0;
+      for (std::size_t dot; (dot = d.path.find('.', start)) != std::string::npos; start = dot + 1)
+        node = &child_named(*node, std::string_view(d.path).substr(start, dot - start));
+      child_named(*node, std::string_view(d.path).substr(start)).value = &d.value;
+    }
+    return root;
+  }();
+  return kRoot;
+}
+
+// A default is due where its parent object exists and the field is absent ("add") or null
+// ("replace"); entries of a list get it one by one.
+void collect(JsonView object, const DefaultNode& node, std::vector<std::string>& tokens,
+             Json& ops) {
+  for (const auto& child : node.children) {
+    JsonView member;
+    const bool exists = JsonObjectView(object).at_key(child.name).get(member) == simdjson::SUCCESS;
+    tokens.push_back(child.name);
+    if (child.value != nullptr) {
+      if (!exists || member.type() == element_type::NULL_VALUE) {
+        ops.push_back({{"op", exists ? "replace" : "add"},
+                       {"path", patch::pointer(tokens)},
+                       {"value", *child.value}});
+      }
+    } else if (exists && !child.each && member.type() == element_type::OBJECT) {
+      collect(member, child, tokens, ops);
+    } else if (exists && child.each && member.type() == element_type::ARRAY) {
+      std::size_t i = 0;
+      for (const JsonView entry : JsonArrayView(member)) {
+        tokens.push_back(std::to_string(i++));
+        if (entry.type() == element_type::OBJECT) collect(entry, child, tokens, ops);
+        tokens.pop_back();
+      }
+    }
+    tokens.pop_back();
+  }
+}
+
+}  // namespace
+
+Json crd_defaults_patch(JsonView js) {
+  Json ops = Json::array();
+  if (js.type() != element_type::OBJECT) return ops;
+  std::vector<std::string> tokens;
+  collect(js, schema_default_tree(), tokens, ops);
+  return ops;
+}
+
+}  // namespace jobset_webhook::defaulting
