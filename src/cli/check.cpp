@@ -7,6 +7,7 @@
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/parsed_view.h"
+#include "jobset_webhook/patch/json_patch.h"
 #include "cluster_defaults.h"
 #include "pairing.h"
 #include "jobset_webhook/decide.h"
@@ -40,7 +41,7 @@ Result<Stored> stored_form(const JobSetManifest& manifest, const Policy& policy)
 // Where the field at tokens is written, or its nearest written ancestor.
 Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> tokens) {
   for (;;) {
-    const auto it = manifest.marks.find(json_pointer(tokens));
+    const auto it = manifest.marks.find(patch::pointer(tokens));
     if (it != manifest.marks.end()) return {manifest.file, it->second.line, it->second.column};
     if (tokens.empty()) return manifest.where();
     tokens.pop_back();

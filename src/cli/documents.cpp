@@ -21,7 +21,7 @@ bool needs_quotes(const std::string& s) {
   return !back.is_string() || back.get_ref<const std::string&>() != s;
 }
 
-void emit(YAML::Emitter& out, const Json& value) {
+void emit_yaml(YAML::Emitter& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::object:
       out << YAML::BeginMap;
@@ -29,13 +29,13 @@ void emit(YAML::Emitter& out, const Json& value) {
         out << YAML::Key;
         if (needs_quotes(key)) out << YAML::DoubleQuoted;
         out << key << YAML::Value;
-        emit(out, child);
+        emit_yaml(out, child);
       }
       out << YAML::EndMap;
       return;
     case Json::value_t::array:
       out << YAML::BeginSeq;
-      for (const auto& child : value) emit(out, child);
+      for (const auto& child : value) emit_yaml(out, child);
       out << YAML::EndSeq;
       return;
     case Json::value_t::string: {
@@ -85,7 +85,7 @@ Result<std::vector<LocatedDocument>> parse_located_documents(std::string_view te
 
 std::string to_yaml(const Json& value) {
   YAML::Emitter out;
-  emit(out, value);
+  emit_yaml(out, value);
   return std::string(out.c_str()) + "\n";
 }
 

@@ -213,7 +213,7 @@ std::string JobSetManifest::display_name() const {
 Location JobSetManifest::where() const { return location_of(file, marks, ""); }
 
 std::optional<Location> JobSetManifest::mark_of(std::string_view field_path) const {
-  const auto it = marks.find(json_pointer(field_path_tokens(field_path)));
+  const auto it = marks.find(patch::pointer(field_path_tokens(field_path)));
   if (it == marks.end()) return std::nullopt;
   return Location{file, it->second.line, it->second.column};
 }
@@ -221,7 +221,7 @@ std::optional<Location> JobSetManifest::mark_of(std::string_view field_path) con
 Location JobSetManifest::locate(std::string_view field_path) const {
   auto tokens = field_path_tokens(field_path);
   while (!tokens.empty()) {
-    const auto it = marks.find(json_pointer(tokens));
+    const auto it = marks.find(patch::pointer(tokens));
     if (it != marks.end()) return {file, it->second.line, it->second.column};
     tokens.pop_back();
   }
@@ -255,12 +255,6 @@ std::vector<std::string> field_path_tokens(std::string_view path) {
     }
   }
   return tokens;
-}
-
-std::string json_pointer(const std::vector<std::string>& tokens) {
-  std::string pointer;
-  for (const auto& t : tokens) patch::append_pointer_token(pointer, t);
-  return pointer;
 }
 
 Result<Manifests> parse_manifests(std::string_view text, const std::string& file) {

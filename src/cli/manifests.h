@@ -119,7 +119,4 @@ std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_vi
 // "labels", "a.b/c"}; "<nil>" gives none.
 std::vector<std::string> field_path_tokens(std::string_view field_path);
 
-// "/spec/replicatedJobs/0" from tokens, escaped as RFC 6901 says.
-std::string json_pointer(const std::vector<std::string>& tokens);
-
 }  // namespace jobset_webhook::cli

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "jobset_webhook/parsed_view.h"
+
 namespace jobset_webhook::field {
 namespace {
 
@@ -258,10 +260,8 @@ BadValue BadValue::of(JsonView value) {
 
 BadValue BadValue::of(const Json& value) {
   if (value.is_string()) return string(value.get_ref<const std::string&>());
-  simdjson::dom::parser parser;
-  JsonView view;
-  if (parser.parse(value.dump()).get(view) != simdjson::SUCCESS) return null();
-  return of(view);
+  const auto view = ParsedView::of(value);
+  return view.ok() ? of(view.value().root()) : null();
 }
 
 BadValue BadValue::string(std::string_view s) {

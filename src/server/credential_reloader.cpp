@@ -6,10 +6,10 @@
 #include <vector>
 
 namespace jobset_webhook::server {
-namespace {
 
 // What tells one version of a file from the next without reading it. stat() follows symlinks, so
-// a Secret volume's symlink swap shows up as a new inode.
+// a Secret volume's symlink swap shows up as a new inode. Outside the unnamed namespace: Watched,
+// a member type of a class with external linkage, holds it.
 struct FileIdentity {
   bool exists = false;
   dev_t device = 0;
@@ -23,6 +23,8 @@ struct FileIdentity {
            std::tie(o.exists, o.device, o.inode, o.size, o.modified_ns, o.changed_ns);
   }
 };
+
+namespace {
 
 FileIdentity identify(const std::string& path) {
   struct stat st {};

@@ -45,8 +45,8 @@ std::string regex_error(std::string_view msg, std::string_view fmt,
 }
 
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_lower_alnum(char c) { return is_lower(c) || is_digit(c); }
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_lower_alnum(char c) { return is_lower(c) || is_ascii_digit(c); }
 bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 
 // [a-z0-9]([-a-z0-9]*[a-z0-9])? : an RFC 1123 label of any length.
