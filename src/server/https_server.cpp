@@ -171,6 +171,7 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
     // Here the request's buffers are freed: httplib's Request and Response live inside
     // process_request.
     if (conn.request.body_bytes >= kTrimAfterBodyBytes) ::malloc_trim(0);
+    conn.request.reservation.release();
     if (!written || !sent) {
       clean = false;
       break;

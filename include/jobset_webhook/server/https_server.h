@@ -29,6 +29,7 @@
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/server/credential_reloader.h"
 #include "jobset_webhook/server/log.h"
+#include "jobset_webhook/server/memory_budget.h"
 #include "jobset_webhook/server/options.h"
 #include "jobset_webhook/server/request_checks.h"
 #include "jobset_webhook/server/tls_context.h"
@@ -45,6 +46,9 @@ struct RequestContext {
   std::optional<admission::ReviewSummary> review;
   std::string error;           // why the request was refused, for the log
   std::size_t body_bytes = 0;  // of the body read, when it was read whole
+  // The body's bytes in the memory budget: given back once the response is written and the
+  // request's buffers are freed, before the connection waits for its next request.
+  MemoryBudget::Reservation reservation;
 };
 
 class TlsStream;
