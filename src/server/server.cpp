@@ -82,7 +82,8 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
        {"clientCertificates", options.tls.client_ca_file.empty() ? "not requested" : "required"},
        {"clientNames", options.client_names.empty() ? Json("any") : Json(options.client_names)},
        {"maxRequestBytes", options.max_request_bytes},
-       {"maxInflightBytes", options.max_inflight_bytes}});
+       {"maxInflightBytes", options.max_inflight_bytes},
+       {"maxConnections", options.max_connections}});
   return s;
 }
 

@@ -85,6 +85,7 @@ struct ServeOptions {
   std::string config;  // policy file; empty for the default policy
   std::size_t max_request_bytes = 7 * 1024 * 1024;
   std::size_t max_inflight_bytes = server::kDefaultMaxInflightBytes;
+  std::size_t max_connections = server::kDefaultMaxConnections;
   int health_port = server::kDefaultHealthPort;
   int metrics_port = server::kDefaultMetricsPort;  // 0: no metrics listener
   std::string shutdown_delay = "5s";
