@@ -102,12 +102,12 @@ void ServerMetrics::write_memory_metrics(metrics::Exposition& out) const {
   out.family("jobset_webhook_request_bytes_in_flight", "gauge",
              "Bytes of request bodies reserved in the memory budget now: being read, judged or "
              "answered.");
+  if (budget_ != nullptr)
+    out.sample("jobset_webhook_request_bytes_in_flight", {}, std::uint64_t{budget_->in_use()});
   out.family("jobset_webhook_request_bytes_budget", "gauge",
              "The memory budget for request bodies held at once (--max-inflight-bytes).");
-  if (budget_ != nullptr) {
-    out.sample("jobset_webhook_request_bytes_in_flight", {}, std::uint64_t{budget_->in_use()});
+  if (budget_ != nullptr)
     out.sample("jobset_webhook_request_bytes_budget", {}, std::uint64_t{budget_->limit()});
-  }
   out.family("jobset_webhook_request_memory_waits_total", "counter",
              "Requests whose body did not fit in the memory budget at once and waited for room.");
   if (budget_ != nullptr)
