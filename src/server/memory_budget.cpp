@@ -43,6 +43,12 @@ void MemoryBudget::give_back(std::size_t bytes) {
   room_.notify_all();
 }
 
+bool MemoryBudget::could_fit(std::size_t bytes) {
+  if (bytes <= ceiling(bytes)) return true;
+  too_large_.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
 MemoryBudget::Reservation MemoryBudget::reserve(std::size_t bytes, Clock::time_point deadline) {
   if (bytes == 0) return Reservation(nullptr, 0, Outcome::kReserved);
   if (bytes > ceiling(bytes)) {

@@ -25,10 +25,20 @@ void refuse(Response& res, const Failure& failure) {
   if (auto* conn = current_connection()) conn->request.error = failure.message;
 }
 
+Failure larger_than_budget(std::size_t bytes, const MemoryBudget& budget) {
+  return Failure{413, "request body of " + std::to_string(bytes) +
+                          " bytes is larger than the server's memory budget allows for one body (" +
+                          std::to_string(budget.ceiling(bytes)) +
+                          " bytes; see --max-inflight-bytes)"};
+}
+
 // The head checks, run before any of the body is read. A refusal leaves the body unread, so the
 // connection closes after the reply instead of reading the body as the next request. A request
 // with Expect: 100-continue was checked before its 100 was sent, and is not checked again.
-std::optional<Failure> check(const Request& req, std::size_t max_request_bytes) {
+// A Content-Length the memory budget can never hold is refused here too, like one over
+// max_request_bytes.
+std::optional<Failure> check(const Request& req, std::size_t max_request_bytes,
+                             MemoryBudget& budget) {
   auto* conn = current_connection();
   if (conn != nullptr && conn->request.checked) return std::nullopt;
   auto head = check_request_head(req, max_request_bytes);
@@ -42,6 +52,10 @@ std::optional<Failure> check(const Request& req, std::size_t max_request_bytes) 
     }
   }
   if (!head.ok()) return head.failure();
+  if (const auto length = head.value().content_length; length && !budget.could_fit(*length)) {
+    if (conn != nullptr) conn->close_after_response = true;
+    return larger_than_budget(*length, budget);
+  }
   return std::nullopt;
 }
 
@@ -70,12 +84,7 @@ Result<MemoryBudget::Reservation> reserve_body(const Request& req, const Request
   auto reservation = budget.reserve(bytes, deadline);
   switch (reservation.outcome()) {
     case MemoryBudget::Outcome::kReserved: return reservation;
-    case MemoryBudget::Outcome::kTooLarge:
-      return Failure{413, "request body of " + std::to_string(bytes) +
-                              " bytes is larger than the server's memory budget allows for one "
-                              "body (" +
-                              std::to_string(budget.ceiling(bytes)) +
-                              " bytes; see --max-inflight-bytes)"};
+    case MemoryBudget::Outcome::kTooLarge: return larger_than_budget(bytes, budget);
     case MemoryBudget::Outcome::kTimedOut: break;
   }
   if (own && *own <= started + options.read_timeout) return timed_out(req);
@@ -180,14 +189,15 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
   const std::size_t max_request_bytes = options.max_request_bytes;
   // curl and others send Expect: 100-continue before a large body; refuse from the head there too,
   // so that the body is never sent.
-  server.set_expect_100_continue_handler([max_request_bytes](const Request& req, Response& res) {
-    const auto problem = check(req, max_request_bytes);
-    if (!problem) return 100;
-    refuse(res, *problem);
-    return problem->code;
-  });
-  server.set_pre_routing_handler([max_request_bytes](const Request& req, Response& res) {
-    const auto problem = check(req, max_request_bytes);
+  server.set_expect_100_continue_handler(
+      [max_request_bytes, &budget](const Request& req, Response& res) {
+        const auto problem = check(req, max_request_bytes, budget);
+        if (!problem) return 100;
+        refuse(res, *problem);
+        return problem->code;
+      });
+  server.set_pre_routing_handler([max_request_bytes, &budget](const Request& req, Response& res) {
+    const auto problem = check(req, max_request_bytes, budget);
     if (!problem) return httplib::Server::HandlerResponse::Unhandled;
     refuse(res, *problem);
     return httplib::Server::HandlerResponse::Handled;

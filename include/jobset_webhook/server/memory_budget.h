@@ -71,6 +71,9 @@ class MemoryBudget {
   // use leave room for them under that ceiling, or kTimedOut once deadline passes without room.
   // Zero bytes always fit.
   [[nodiscard]] Reservation reserve(std::size_t bytes, Clock::time_point deadline);
+  // False, counted as too_large(), when bytes could never be reserved: for a refusal from a
+  // request's head, before its body is waited for.
+  bool could_fit(std::size_t bytes);
 
   std::size_t limit() const { return limit_; }
   // What the bytes in use may reach with a body of this size reserved: limit() for a small body,
