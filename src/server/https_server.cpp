@@ -72,8 +72,18 @@ HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader&
       }),
       options_(options),
       log_(log),
-      wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-  new_task_queue = [max = options.max_connections] { return new ConnectionThreads(max); };
+      wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      shed_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE)) {
+  new_task_queue = [this, max = options.max_connections] {
+    auto* threads = new ConnectionThreads(max, std::chrono::seconds(60), [this] {
+      const std::uint64_t one = 1;
+      if (shed_fd_ >= 0 && ::write(shed_fd_, &one, sizeof one) != sizeof one) {
+        // Cannot fail this far from overflow; the new connection then waits for one to close.
+      }
+    });
+    threads_ = threads;
+    return threads;
+  };
   set_socket_options(listener_options);
   set_payload_max_length(options.max_request_bytes);
   set_post_routing_handler([this](const httplib::Request&, httplib::Response& res) {
@@ -96,6 +106,7 @@ HttpsServer::~HttpsServer() {
   const socket_t listener = svr_sock_.exchange(INVALID_SOCKET);
   if (listener != INVALID_SOCKET) ::close(listener);
   if (wake_fd_ >= 0) ::close(wake_fd_);
+  if (shed_fd_ >= 0) ::close(shed_fd_);
 }
 
 int HttpsServer::bind(const std::string& host, int port) {
@@ -120,6 +131,18 @@ void HttpsServer::close_idle() {
 HttpsServer::DrainCounts HttpsServer::drain_counts() const {
   return DrainCounts{drain_requests_answered_.load(), drain_connections_closed_.load(),
                      idle_connections_closed_.load(), connections_open_.load()};
+}
+
+bool HttpsServer::take_shed() {
+  std::uint64_t one = 0;
+  ConnectionThreads* threads = threads_.load();
+  if (threads == nullptr || threads->waiting() == 0) {
+    // Room came without closing anyone: the counts are stale.
+    while (::read(shed_fd_, &one, sizeof one) == sizeof one) {
+    }
+    return false;
+  }
+  return ::read(shed_fd_, &one, sizeof one) == sizeof one;
 }
 
 bool HttpsServer::process_and_close_socket(socket_t sock) {
@@ -150,14 +173,27 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
   bool clean = true;  // ends with our close_notify: not after an error or the client's close
   std::uint64_t answered = 0;
   for (;;) {
-    auto wait = stream.wait_for_request(options_.idle_timeout, wake_fd_);
+    // A connection that has not yet sent its first request is not shed: its client dialled to
+    // send one.
+    const auto wait_idle = [&] {
+      return stream.wait_for_request(options_.idle_timeout, wake_fd_, answered > 0 ? shed_fd_ : -1);
+    };
+    auto wait = wait_idle();
+    while (wait == TlsStream::Wait::kShed) {
+      if (take_shed()) {
+        log_.write(LogLevel::kDebug, "idle connection closed to make room for a new one",
+                   {{"remote", remote}, {"maxConnections", options_.max_connections}});
+        break;
+      }
+      wait = wait_idle();
+    }
     if (wait == TlsStream::Wait::kWoken && answered == 0) {
       // A client that just dialled is about to send its request (in a drain, Go's transport dials
       // again after each `Connection: close`); closing now would lose it.
       wait = stream.wait_for_request(options_.read_timeout, -1);
     }
     if (wait != TlsStream::Wait::kRequest) {
-      clean = wait != TlsStream::Wait::kClosed;
+      clean = wait != TlsStream::Wait::kClosed;  // shed: closed with close_notify
       if (wait == TlsStream::Wait::kWoken) ++idle_connections_closed_;
       break;
     }

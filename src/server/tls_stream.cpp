@@ -142,7 +142,7 @@ bool TlsStream::count_head(const char* data, size_t n) {
   return false;
 }
 
-TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_fd) {
+TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_fd, int shed_fd) {
   const auto idle_deadline = Clock::now() + idle_timeout;
   if (read_begin_ < read_end_) {  // the next request arrived with the previous one
     begin_head();
@@ -155,11 +155,12 @@ TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_
   short events = SSL_has_pending(ssl_) ? 0 : POLLIN;
   for (;;) {
     if (events != 0) {
-      pollfd fds[2] = {{sock_, events, 0}, {wake_fd, POLLIN, 0}};
-      const int n = poll_until(fds, wake_fd >= 0 ? 2 : 1, idle_deadline);
+      // poll() skips entries with a negative fd.
+      pollfd fds[3] = {{sock_, events, 0}, {wake_fd, POLLIN, 0}, {shed_fd, POLLIN, 0}};
+      const int n = poll_until(fds, 3, idle_deadline);
       if (n < 0) return Wait::kClosed;
       if (n == 0) return Wait::kIdleTimeout;
-      if (fds[0].revents == 0) return Wait::kWoken;
+      if (fds[0].revents == 0) return fds[1].revents != 0 ? Wait::kWoken : Wait::kShed;
     }
     // Peeking processes whatever TLS records have arrived, so the answer is about application
     // data: bytes OpenSSL has already buffered count, a TLS message without data (a key update)

@@ -8,7 +8,9 @@
 //
 // - TLS comes from configure_tls_context: the certificate is re-read at every handshake.
 // - Any number of requests per connection; an idle connection waits in poll() without cost and is
-//   closed after idle_timeout.
+//   closed after idle_timeout. When max_connections are open and another one comes, an idle
+//   connection that has answered at least one request is closed to make room for it (the memory
+//   bound makes max_connections small enough for idle ones to fill it).
 // - Each connection has a ConnectionContext that route handlers reach (current_connection), to
 //   time the request, pass what the access log needs, and ask for the connection to be closed.
 // - begin_drain(): from then on every response says `Connection: close` and its connection closes
@@ -52,6 +54,7 @@ struct RequestContext {
 };
 
 class TlsStream;
+class ConnectionThreads;
 
 struct ConnectionContext {
   RequestContext request;
@@ -93,11 +96,17 @@ class HttpsServer final : public httplib::SSLServer {
  private:
   bool process_and_close_socket(socket_t sock) override;
   void serve_connection(SSL* ssl, int sock);
+  // True when this idle connection should close to make room for a waiting one.
+  bool take_shed();
 
   const ServerOptions options_;
   const Log& log_;
   std::atomic<bool> draining_{false};
   int wake_fd_ = -1;  // an eventfd, readable once close_idle() was called
+  // A semaphore eventfd, one count for each connection that found every thread busy: each count
+  // closes one idle connection.
+  int shed_fd_ = -1;
+  std::atomic<ConnectionThreads*> threads_{nullptr};  // httplib owns it; outlives every connection
   std::atomic<std::uint64_t> connections_open_{0};
   std::atomic<std::uint64_t> drain_requests_answered_{0};
   std::atomic<std::uint64_t> drain_connections_closed_{0};

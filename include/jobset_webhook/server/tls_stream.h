@@ -42,11 +42,11 @@ class TlsStream final : public httplib::Stream {
   static constexpr size_t kMaxHeadBytes = 16 * 1024;
   static constexpr size_t kMaxHeadLines = 128;
 
-  enum class Wait { kRequest, kClosed, kIdleTimeout, kWoken };
+  enum class Wait { kRequest, kClosed, kIdleTimeout, kWoken, kShed };
   // Waits until the next request's first bytes arrive (kRequest, and the read deadline starts),
-  // the client closes, idle_timeout passes, or wake_fd becomes readable while no request is
-  // pending.
-  Wait wait_for_request(std::chrono::milliseconds idle_timeout, int wake_fd);
+  // the client closes, idle_timeout passes, or, while no request is pending, wake_fd becomes
+  // readable (kWoken) or shed_fd does (kShed). A negative fd is not waited for.
+  Wait wait_for_request(std::chrono::milliseconds idle_timeout, int wake_fd, int shed_fd = -1);
 
   // Sends the written bytes not yet sent, within the write timeout. False (and error() says why)
   // when they, or any earlier ones, could not be sent.
