@@ -130,6 +130,17 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   serve_cmd
+      ->add_option("--max-inflight-bytes", serve.max_inflight_bytes,
+                   "Request bodies held in memory at once; a body that does not fit waits for "
+                   "room within its deadline (docs/operations.md, \"Memory\")")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-connections", serve.max_connections,
+                   "Connections served at once, each by a thread; more wait until one closes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve_cmd
       ->add_option("--health-port", serve.health_port,
                    "Plain-HTTP port of /healthz and /readyz; 0 picks a free port")
       ->check(CLI::Range(0, 65535))

@@ -13,7 +13,7 @@
 #include "jobset_webhook/defaulting/defaults.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/create.h"
-#include "jobset_webhook/validation/field_kinds.h"
+#include "validation/field_kinds.h"
 #include "jobset_webhook/validation/update.h"
 #include "support/parsed.h"
 

@@ -44,6 +44,8 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
   options.min_tls_version =
       flags.tls_min_version == "1.3" ? srv::TlsVersion::k1_3 : srv::TlsVersion::k1_2;
   options.max_request_bytes = flags.max_request_bytes;
+  options.max_inflight_bytes = flags.max_inflight_bytes;
+  options.max_connections = flags.max_connections;
   for (const auto& [flag, text, field] :
        {std::tuple{"--shutdown-delay", &flags.shutdown_delay, &options.shutdown_delay},
         std::tuple{"--shutdown-grace", &flags.shutdown_grace, &options.shutdown_grace}}) {

@@ -33,7 +33,44 @@ std::optional<double> boot_time() {
   return std::nullopt;
 }
 
+// A limit file's value; "max", or v1's "no limit" (a page-rounded 2^63 - 1), is no limit.
+std::optional<std::uint64_t> limit_in(const std::string& file) {
+  std::istringstream in(slurp(file.c_str()));
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  try {
+    const auto limit = std::stoull(text);
+    if (limit == 0 || limit >= (std::uint64_t{1} << 62)) return std::nullopt;
+    return limit;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
+
+std::optional<std::uint64_t> read_cgroup_memory_limit() {
+  // /proc/self/cgroup names the cgroup: "0::/path" (v2) or "N:memory:/path" (v1). In a container
+  // with its own cgroup namespace the path is "/" and the root of /sys/fs/cgroup is its own.
+  std::istringstream lines(slurp("/proc/self/cgroup"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    std::string path = line.substr(second + 1);
+    if (path == "/") path.clear();
+    if (controllers.empty()) {
+      if (auto limit = limit_in("/sys/fs/cgroup" + path + "/memory.max")) return limit;
+      if (auto limit = limit_in("/sys/fs/cgroup/memory.max")) return limit;
+    } else if (controllers == "memory" || controllers.find("memory,") != std::string::npos ||
+               controllers.find(",memory") != std::string::npos) {
+      if (auto limit = limit_in("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes"))
+        return limit;
+      if (auto limit = limit_in("/sys/fs/cgroup/memory/memory.limit_in_bytes")) return limit;
+    }
+  }
+  return std::nullopt;
+}
 
 ProcessStats read_process_stats() {
   ProcessStats stats;

@@ -11,8 +11,11 @@ constexpr std::size_t kWarmThreads = 4;
 }  // namespace
 
 ConnectionThreads::ConnectionThreads(std::size_t max_threads,
-                                     std::chrono::milliseconds retire_after)
-    : max_threads_(std::max<std::size_t>(max_threads, 1)), retire_after_(retire_after) {}
+                                     std::chrono::milliseconds retire_after,
+                                     std::function<void()> on_full)
+    : max_threads_(std::max<std::size_t>(max_threads, 1)),
+      retire_after_(retire_after),
+      on_full_(std::move(on_full)) {}
 
 ConnectionThreads::~ConnectionThreads() { shutdown(); }
 
@@ -22,13 +25,22 @@ void ConnectionThreads::enqueue(std::function<void()> fn) {
   tasks_.push_back(std::move(fn));
   // Every queued task needs its own idle thread; idle ones already woken for earlier tasks do not
   // count twice.
+  bool full = false;
   if (tasks_.size() > idle_ && threads_.size() < max_threads_) {
     std::thread t([this] { work(); });
     const auto id = t.get_id();
     threads_.emplace(id, std::move(t));
   } else {
     task_ready_.notify_one();
+    full = tasks_.size() > idle_;
   }
+  lock.unlock();
+  if (full && on_full_) on_full_();
+}
+
+std::size_t ConnectionThreads::waiting() const {
+  std::lock_guard lock(mutex_);
+  return tasks_.size() > idle_ ? tasks_.size() - idle_ : 0;
 }
 
 void ConnectionThreads::shutdown() {

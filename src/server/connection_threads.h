@@ -4,7 +4,9 @@
 // thread for its whole life, idle keep-alive time included, so a fixed pool of N threads lets N
 // idle connections (the kube-apiserver keeps up to 25 per server) starve every new one. Here a
 // connection that finds no idle thread starts one, up to max_threads; threads idle longer than
-// retire_after exit, down to a few kept warm.
+// retire_after exit, down to a few kept warm. With max_threads busy, a new connection waits, and
+// on_full is called (on the enqueueing thread, without the lock), so that the server can close an
+// idle connection to make room.
 
 #include <chrono>
 #include <condition_variable>
@@ -23,7 +25,8 @@ namespace jobset_webhook::server {
 class ConnectionThreads final : public httplib::TaskQueue {
  public:
   explicit ConnectionThreads(std::size_t max_threads,
-                             std::chrono::milliseconds retire_after = std::chrono::seconds(60));
+                             std::chrono::milliseconds retire_after = std::chrono::seconds(60),
+                             std::function<void()> on_full = {});
   ~ConnectionThreads() override;
 
   // Runs fn on an idle thread, a new one, or (with max_threads busy) the first that frees up.
@@ -32,6 +35,7 @@ class ConnectionThreads final : public httplib::TaskQueue {
   void shutdown() override;
 
   std::size_t threads() const;  // alive now
+  std::size_t waiting() const;  // tasks queued that no thread is free for
 
  private:
   void work();
@@ -39,6 +43,7 @@ class ConnectionThreads final : public httplib::TaskQueue {
 
   const std::size_t max_threads_;
   const std::chrono::milliseconds retire_after_;
+  const std::function<void()> on_full_;
   mutable std::mutex mutex_;
   std::condition_variable task_ready_;
   std::deque<std::function<void()>> tasks_;

@@ -10,6 +10,7 @@
 
 #include "jobset_webhook/admission/review.h"
 #include "connection_threads.h"
+#include "jobset_webhook/server/memory_sizing.h"
 #include "tls_stream.h"
 
 namespace jobset_webhook::server {
@@ -23,9 +24,16 @@ thread_local ConnectionContext* current = nullptr;
 
 // httplib's default sets SO_REUSEPORT, with which a second server on the same port starts without
 // error and silently shares the traffic. SO_REUSEADDR alone still allows a quick restart.
-void reuse_address_only(socket_t sock) {
+// A fixed receive buffer, inherited by every accepted connection: Linux would otherwise grow it
+// with the traffic up to tcp_rmem's maximum (6 MiB), and a client pushing a body the server does
+// not read yet (one waiting for room in the memory budget) fills it. That is kernel memory the Pod's
+// cgroup is charged for. The kernel doubles the value for its bookkeeping: 64 KiB per connection at
+// most, a window of 32 KiB, which a 1 MB body crosses in 32 round trips.
+void listener_options(socket_t sock) {
   const int yes = 1;
   ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  const int receive_buffer = static_cast<int>(kSocketReceiveBufferBytes / 2);
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
 }
 
 // A large body (admission::kLargeBodyBytes) is parsed into a DOM and answered with several times
@@ -64,9 +72,19 @@ HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader&
       }),
       options_(options),
       log_(log),
-      wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-  new_task_queue = [max = options.max_connections] { return new ConnectionThreads(max); };
-  set_socket_options(reuse_address_only);
+      wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      shed_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE)) {
+  new_task_queue = [this, max = options.max_connections] {
+    auto* threads = new ConnectionThreads(max, std::chrono::seconds(60), [this] {
+      const std::uint64_t one = 1;
+      if (shed_fd_ >= 0 && ::write(shed_fd_, &one, sizeof one) != sizeof one) {
+        // Cannot fail this far from overflow; the new connection then waits for one to close.
+      }
+    });
+    threads_ = threads;
+    return threads;
+  };
+  set_socket_options(listener_options);
   set_payload_max_length(options.max_request_bytes);
   set_post_routing_handler([this](const httplib::Request&, httplib::Response& res) {
     // HTTP/1.1 connections are persistent without it; httplib's version advertises its own limit
@@ -88,6 +106,7 @@ HttpsServer::~HttpsServer() {
   const socket_t listener = svr_sock_.exchange(INVALID_SOCKET);
   if (listener != INVALID_SOCKET) ::close(listener);
   if (wake_fd_ >= 0) ::close(wake_fd_);
+  if (shed_fd_ >= 0) ::close(shed_fd_);
 }
 
 int HttpsServer::bind(const std::string& host, int port) {
@@ -112,6 +131,18 @@ void HttpsServer::close_idle() {
 HttpsServer::DrainCounts HttpsServer::drain_counts() const {
   return DrainCounts{drain_requests_answered_.load(), drain_connections_closed_.load(),
                      idle_connections_closed_.load(), connections_open_.load()};
+}
+
+bool HttpsServer::take_shed() {
+  std::uint64_t one = 0;
+  ConnectionThreads* threads = threads_.load();
+  if (threads == nullptr || threads->waiting() == 0) {
+    // Room came without closing anyone: the counts are stale.
+    while (::read(shed_fd_, &one, sizeof one) == sizeof one) {
+    }
+    return false;
+  }
+  return ::read(shed_fd_, &one, sizeof one) == sizeof one;
 }
 
 bool HttpsServer::process_and_close_socket(socket_t sock) {
@@ -142,14 +173,27 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
   bool clean = true;  // ends with our close_notify: not after an error or the client's close
   std::uint64_t answered = 0;
   for (;;) {
-    auto wait = stream.wait_for_request(options_.idle_timeout, wake_fd_);
+    // A connection that has not yet sent its first request is not shed: its client dialled to
+    // send one.
+    const auto wait_idle = [&] {
+      return stream.wait_for_request(options_.idle_timeout, wake_fd_, answered > 0 ? shed_fd_ : -1);
+    };
+    auto wait = wait_idle();
+    while (wait == TlsStream::Wait::kShed) {
+      if (take_shed()) {
+        log_.write(LogLevel::kDebug, "idle connection closed to make room for a new one",
+                   {{"remote", remote}, {"maxConnections", options_.max_connections}});
+        break;
+      }
+      wait = wait_idle();
+    }
     if (wait == TlsStream::Wait::kWoken && answered == 0) {
       // A client that just dialled is about to send its request (in a drain, Go's transport dials
       // again after each `Connection: close`); closing now would lose it.
       wait = stream.wait_for_request(options_.read_timeout, -1);
     }
     if (wait != TlsStream::Wait::kRequest) {
-      clean = wait != TlsStream::Wait::kClosed;
+      clean = wait != TlsStream::Wait::kClosed;  // shed: closed with close_notify
       if (wait == TlsStream::Wait::kWoken) ++idle_connections_closed_;
       break;
     }
@@ -171,6 +215,7 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
     // Here the request's buffers are freed: httplib's Request and Response live inside
     // process_request.
     if (conn.request.body_bytes >= kTrimAfterBodyBytes) ::malloc_trim(0);
+    conn.request.reservation.release();
     if (!written || !sent) {
       clean = false;
       break;

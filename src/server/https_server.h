@@ -8,7 +8,9 @@
 //
 // - TLS comes from configure_tls_context: the certificate is re-read at every handshake.
 // - Any number of requests per connection; an idle connection waits in poll() without cost and is
-//   closed after idle_timeout.
+//   closed after idle_timeout. When max_connections are open and another one comes, an idle
+//   connection that has answered at least one request is closed to make room for it (the memory
+//   bound makes max_connections small enough for idle ones to fill it).
 // - Each connection has a ConnectionContext that route handlers reach (current_connection), to
 //   time the request, pass what the access log needs, and ask for the connection to be closed.
 // - begin_drain(): from then on every response says `Connection: close` and its connection closes
@@ -29,6 +31,7 @@
 #include "jobset_webhook/admission/review.h"
 #include "credential_reloader.h"
 #include "jobset_webhook/server/log.h"
+#include "memory_budget.h"
 #include "jobset_webhook/server/options.h"
 #include "request_checks.h"
 #include "tls_context.h"
@@ -45,9 +48,13 @@ struct RequestContext {
   std::optional<admission::ReviewSummary> review;
   std::string error;           // why the request was refused, for the log
   std::size_t body_bytes = 0;  // of the body read, when it was read whole
+  // The body's bytes in the memory budget: given back once the response is written and the
+  // request's buffers are freed, before the connection waits for its next request.
+  MemoryBudget::Reservation reservation;
 };
 
 class TlsStream;
+class ConnectionThreads;
 
 struct ConnectionContext {
   RequestContext request;
@@ -89,11 +96,17 @@ class HttpsServer final : public httplib::SSLServer {
  private:
   bool process_and_close_socket(socket_t sock) override;
   void serve_connection(SSL* ssl, int sock);
+  // True when this idle connection should close to make room for a waiting one.
+  bool take_shed();
 
   const ServerOptions options_;
   const Log& log_;
   std::atomic<bool> draining_{false};
   int wake_fd_ = -1;  // an eventfd, readable once close_idle() was called
+  // A semaphore eventfd, one count for each connection that found every thread busy: each count
+  // closes one idle connection.
+  int shed_fd_ = -1;
+  std::atomic<ConnectionThreads*> threads_{nullptr};  // httplib owns it; outlives every connection
   std::atomic<std::uint64_t> connections_open_{0};
   std::atomic<std::uint64_t> drain_requests_answered_{0};
   std::atomic<std::uint64_t> drain_connections_closed_{0};

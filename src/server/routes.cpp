@@ -1,5 +1,7 @@
 #include "routes.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <utility>
 
@@ -23,10 +25,20 @@ void refuse(Response& res, const Failure& failure) {
   if (auto* conn = current_connection()) conn->request.error = failure.message;
 }
 
+Failure larger_than_budget(std::size_t bytes, const MemoryBudget& budget) {
+  return Failure{413, "request body of " + std::to_string(bytes) +
+                          " bytes is larger than the server's memory budget allows for one body (" +
+                          std::to_string(budget.ceiling(bytes)) +
+                          " bytes; see --max-inflight-bytes)"};
+}
+
 // The head checks, run before any of the body is read. A refusal leaves the body unread, so the
 // connection closes after the reply instead of reading the body as the next request. A request
 // with Expect: 100-continue was checked before its 100 was sent, and is not checked again.
-std::optional<Failure> check(const Request& req, std::size_t max_request_bytes) {
+// A Content-Length the memory budget can never hold is refused here too, like one over
+// max_request_bytes.
+std::optional<Failure> check(const Request& req, std::size_t max_request_bytes,
+                             MemoryBudget& budget) {
   auto* conn = current_connection();
   if (conn != nullptr && conn->request.checked) return std::nullopt;
   auto head = check_request_head(req, max_request_bytes);
@@ -40,12 +52,45 @@ std::optional<Failure> check(const Request& req, std::size_t max_request_bytes) 
     }
   }
   if (!head.ok()) return head.failure();
+  if (const auto length = head.value().content_length; length && !budget.could_fit(*length)) {
+    if (conn != nullptr) conn->close_after_response = true;
+    return larger_than_budget(*length, budget);
+  }
   return std::nullopt;
 }
 
 Failure timed_out(const Request& req) {
   return Failure{504, "the request's timeout of " + req.get_param_value("timeout") +
                           " passed before it could be answered"};
+}
+
+// Room in the memory budget for the body, before any of it is read: its Content-Length, or for a
+// chunked body (which has no length to reserve by) the most it may grow to, as if it were that
+// large. Reserving a chunked body bit by bit as it grows instead could leave several half-read
+// bodies each holding part of the budget and waiting for more that only their own completion
+// would free. The kube-apiserver always sends a Content-Length. The wait ends at the request's own
+// deadline: its ?timeout=, or the server's read timeout from its first byte.
+Result<MemoryBudget::Reservation> reserve_body(const Request& req, const RequestHead& head,
+                                               const ServerOptions& options, MemoryBudget& budget) {
+  if (!head.has_body) return MemoryBudget::Reservation();
+  auto* conn = current_connection();
+  const auto started = conn != nullptr ? conn->request.started : Clock::now();
+  auto deadline = started + options.read_timeout;
+  const auto own = conn != nullptr ? conn->request.deadline : std::nullopt;
+  if (own && *own < deadline) deadline = *own;
+  const std::size_t bytes = head.content_length
+                                ? static_cast<std::size_t>(*head.content_length)
+                                : std::min(options.max_request_bytes, budget.ceiling(SIZE_MAX));
+  auto reservation = budget.reserve(bytes, deadline);
+  switch (reservation.outcome()) {
+    case MemoryBudget::Outcome::kReserved: return reservation;
+    case MemoryBudget::Outcome::kTooLarge: return larger_than_budget(bytes, budget);
+    case MemoryBudget::Outcome::kTimedOut: break;
+  }
+  if (own && *own <= started + options.read_timeout) return timed_out(req);
+  return Failure{504, "the server's request timeout of " +
+                          std::to_string(options.read_timeout.count()) +
+                          "ms passed before memory for the request's body was free"};
 }
 
 // The whole body, never more than max_request_bytes of it (a chunked body has no length to check
@@ -102,7 +147,8 @@ void answer_internal_error(Response& res, ServerMetrics& metrics, const Log& log
 }
 
 void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook,
-            std::size_t route, const ServerOptions& options, ServerMetrics& metrics) {
+            std::size_t route, const ServerOptions& options, ServerMetrics& metrics,
+            MemoryBudget& budget) {
   const auto in_flight = metrics.in_flight(route);
   auto* conn = current_connection();
   const auto deadline = conn != nullptr ? conn->request.deadline : std::nullopt;
@@ -113,7 +159,15 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
   // whether a body follows is known.
   const RequestHead head =
       conn != nullptr ? conn->request.head : RequestHead{has_body(req), std::nullopt, std::nullopt};
-  auto body = read_body(req, head, reader, options.max_request_bytes, deadline);
+  auto reservation = reserve_body(req, head, options, budget);
+  if (!reservation.ok()) return refuse(res, reservation.failure());
+  // A chunked body may not outgrow what it reserved.
+  const std::size_t limit = head.content_length || !head.has_body ? options.max_request_bytes
+                                                                  : reservation.value().bytes();
+  // Held until the response is written and the request's buffers are freed.
+  MemoryBudget::Reservation local;
+  (conn != nullptr ? conn->request.reservation : local) = std::move(reservation.value());
+  auto body = read_body(req, head, reader, limit, deadline);
   if (!body.ok()) return refuse(res, body.failure());
   if (conn != nullptr) conn->close_after_response = false;
   if (conn != nullptr) conn->request.body_bytes = body.value().size();
@@ -131,18 +185,19 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
 }  // namespace
 
 void install_routes(HttpsServer& server, const ServerOptions& options, ServerMetrics& metrics,
-                    const Log& log) {
+                    MemoryBudget& budget, const Log& log) {
   const std::size_t max_request_bytes = options.max_request_bytes;
   // curl and others send Expect: 100-continue before a large body; refuse from the head there too,
   // so that the body is never sent.
-  server.set_expect_100_continue_handler([max_request_bytes](const Request& req, Response& res) {
-    const auto problem = check(req, max_request_bytes);
-    if (!problem) return 100;
-    refuse(res, *problem);
-    return problem->code;
-  });
-  server.set_pre_routing_handler([max_request_bytes](const Request& req, Response& res) {
-    const auto problem = check(req, max_request_bytes);
+  server.set_expect_100_continue_handler(
+      [max_request_bytes, &budget](const Request& req, Response& res) {
+        const auto problem = check(req, max_request_bytes, budget);
+        if (!problem) return 100;
+        refuse(res, *problem);
+        return problem->code;
+      });
+  server.set_pre_routing_handler([max_request_bytes, &budget](const Request& req, Response& res) {
+    const auto problem = check(req, max_request_bytes, budget);
     if (!problem) return httplib::Server::HandlerResponse::Unhandled;
     refuse(res, *problem);
     return httplib::Server::HandlerResponse::Handled;
@@ -151,10 +206,10 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
        {std::pair{kValidatePath, Hook::kValidating}, std::pair{kMutatePath, Hook::kMutating}}) {
     const std::size_t route = ServerMetrics::route_of(path).value();
     server.Post(std::string(path),
-                [&options, &metrics, &log, hook = hook, route](const Request& req, Response& res,
-                                                               const ContentReader& reader) {
+                [&options, &metrics, &budget, &log, hook = hook, route](
+                    const Request& req, Response& res, const ContentReader& reader) {
                   try {
-                    answer(req, res, reader, hook, route, options, metrics);
+                    answer(req, res, reader, hook, route, options, metrics, budget);
                   } catch (...) {
                     answer_internal_error(res, metrics, log);
                   }

@@ -16,14 +16,18 @@
 
 #include "https_server.h"
 #include "jobset_webhook/server/log.h"
+#include "memory_budget.h"
 #include "jobset_webhook/server/options.h"
 #include "server_metrics.h"
 
 namespace jobset_webhook::server {
 
-// Uses options.policy, options.max_request_bytes and options.answer_review. options, metrics and
-// log must outlive server.
+// Every body is reserved in budget before it is read (memory_budget.h), and held there until its
+// response is written: one larger than the budget is refused with 413, one that finds no room
+// before its ?timeout= or the read timeout is answered 504, as a request out of time.
+// Uses options.policy, options.max_request_bytes, options.read_timeout and options.answer_review.
+// options, metrics, budget and log must outlive server.
 void install_routes(HttpsServer& server, const ServerOptions& options, ServerMetrics& metrics,
-                    const Log& log);
+                    MemoryBudget& budget, const Log& log);
 
 }  // namespace jobset_webhook::server

@@ -19,7 +19,12 @@ Failure cannot_listen(const std::string& host, int port, int error) {
 }  // namespace
 
 AdmissionServer::AdmissionServer(const ServerOptions& options, const Log& log)
-    : options_(options), log_(log), metrics_(std::make_unique<ServerMetrics>()) {}
+    : options_(options),
+      log_(log),
+      metrics_(std::make_unique<ServerMetrics>()),
+      budget_(std::make_unique<MemoryBudget>(options.max_inflight_bytes)) {
+  metrics_->watch_memory_budget(*budget_);
+}
 
 Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOptions& options,
                                                                 const Log& log) {
@@ -37,7 +42,7 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
     return Failure{
         400, std::string("cannot set up TLS: ") + (reason != nullptr ? reason : "unknown error")};
   }
-  install_routes(*s->https_, s->options_, *s->metrics_, log);
+  install_routes(*s->https_, s->options_, *s->metrics_, *s->budget_, log);
   errno = 0;
   s->port_ = s->https_->bind(options.bind_address, options.port);
   if (s->port_ < 0) return cannot_listen(options.bind_address, options.port, errno);
@@ -76,7 +81,9 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
        {"minTLSVersion", options.min_tls_version == TlsVersion::k1_3 ? "1.3" : "1.2"},
        {"clientCertificates", options.tls.client_ca_file.empty() ? "not requested" : "required"},
        {"clientNames", options.client_names.empty() ? Json("any") : Json(options.client_names)},
-       {"maxRequestBytes", options.max_request_bytes}});
+       {"maxRequestBytes", options.max_request_bytes},
+       {"maxInflightBytes", options.max_inflight_bytes},
+       {"maxConnections", options.max_connections}});
   return s;
 }
 

@@ -98,6 +98,37 @@ void ServerMetrics::set_certificate_expiry(const std::string& file, std::int64_t
   expiry_[file] = not_after;
 }
 
+void ServerMetrics::write_memory_metrics(metrics::Exposition& out) const {
+  out.family("jobset_webhook_request_bytes_in_flight", "gauge",
+             "Bytes of request bodies reserved in the memory budget now: being read, judged or "
+             "answered.");
+  if (budget_ != nullptr)
+    out.sample("jobset_webhook_request_bytes_in_flight", {}, std::uint64_t{budget_->in_use()});
+  out.family("jobset_webhook_request_bytes_budget", "gauge",
+             "The memory budget for request bodies held at once (--max-inflight-bytes).");
+  if (budget_ != nullptr)
+    out.sample("jobset_webhook_request_bytes_budget", {}, std::uint64_t{budget_->limit()});
+  out.family("jobset_webhook_request_memory_waits_total", "counter",
+             "Requests whose body did not fit in the memory budget at once and waited for room.");
+  if (budget_ != nullptr)
+    out.sample("jobset_webhook_request_memory_waits_total", {}, budget_->waited());
+  out.family("jobset_webhook_request_memory_refusals_total", "counter",
+             "Requests refused for memory: reason=\"larger_than_budget\" (413), or "
+             "reason=\"deadline\" (504: no room before the request's deadline).");
+  if (budget_ != nullptr) {
+    out.sample("jobset_webhook_request_memory_refusals_total",
+               Labels{{"reason", "larger_than_budget"}}, budget_->too_large());
+    out.sample("jobset_webhook_request_memory_refusals_total", Labels{{"reason", "deadline"}},
+               budget_->timed_out());
+  }
+  out.family("jobset_webhook_memory_limit_bytes", "gauge",
+             "The memory limit of the server's cgroup (in Kubernetes, the container's limit); "
+             "absent when there is none.");
+  if (const auto limit = metrics::read_cgroup_memory_limit()) {
+    out.sample("jobset_webhook_memory_limit_bytes", {}, *limit);
+  }
+}
+
 std::string ServerMetrics::scrape() const {
   Exposition out;
   const auto load = [](const std::atomic<std::uint64_t>& a) {
@@ -189,6 +220,7 @@ std::string ServerMetrics::scrape() const {
       out.sample("jobset_webhook_certificate_expiry_timestamp_seconds", Labels{{"file", file}}, t);
     }
   }
+  write_memory_metrics(out);
   out.family("jobset_webhook_build_info", "gauge", "The version of jobset-webhook; always 1.");
   out.sample("jobset_webhook_build_info", Labels{{"version", JOBSET_WEBHOOK_VERSION}},
              std::uint64_t{1});

@@ -13,6 +13,10 @@
 //     jobset_webhook_denied_fields_total{path}                     list indices and map keys as [*]
 //     jobset_webhook_certificate_expiry_timestamp_seconds{file}
 //     jobset_webhook_client_certificate_name_refusals_total        counter
+//     jobset_webhook_request_bytes_in_flight, jobset_webhook_request_bytes_budget   gauges
+//     jobset_webhook_request_memory_waits_total                    counter
+//     jobset_webhook_request_memory_refusals_total{reason}         counter
+//     jobset_webhook_memory_limit_bytes                            gauge, the cgroup's limit
 //     jobset_webhook_build_info{version}
 //   and the process_* metrics (metrics/process.h).
 // `webhook` is the route path. Every update on the request path is an atomic add: series for the
@@ -32,7 +36,9 @@
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/metrics/bounded_counters.h"
+#include "jobset_webhook/metrics/exposition.h"
 #include "jobset_webhook/metrics/histogram.h"
+#include "memory_budget.h"
 
 namespace jobset_webhook::server {
 
@@ -89,11 +95,16 @@ class ServerMetrics {
   }
   // The notAfter of the certificate(s) in file, seconds since the epoch.
   void set_certificate_expiry(const std::string& file, std::int64_t not_after);
+  // Scrapes read the budget's figures from now on; it must outlive this object's scrapes. Without
+  // one, those families have no samples.
+  void watch_memory_budget(const MemoryBudget& budget) { budget_ = &budget; }
 
   // The whole exposition text, process metrics included.
   std::string scrape() const;
 
  private:
+  void write_memory_metrics(metrics::Exposition& out) const;
+
   static constexpr int kMinCode = 100, kMaxCode = 599;
   static constexpr std::size_t kCodes = kMaxCode - kMinCode + 1;
   static constexpr std::size_t kOperations = 5;  // CREATE UPDATE DELETE CONNECT, anything else
@@ -115,6 +126,7 @@ class ServerMetrics {
   // Written by the certificate reloader's thread only, read by scrapes: off the request path.
   mutable std::mutex expiry_mutex_;
   std::map<std::string, std::int64_t> expiry_;
+  const MemoryBudget* budget_ = nullptr;  // set before serving
 };
 
 }  // namespace jobset_webhook::server

@@ -120,21 +120,47 @@ void TlsStream::reply_plain_http_refusal() const {
   }
 }
 
-TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_fd) {
+void TlsStream::begin_head() {
+  read_deadline_ = Clock::now() + read_timeout_;
+  in_head_ = true;
+  head_bytes_ = 0;
+  head_lines_ = 0;
+  head_tail_ = 0;
+}
+
+bool TlsStream::count_head(const char* data, size_t n) {
+  for (size_t i = 0; i < n && in_head_; ++i) {
+    ++head_bytes_;
+    head_tail_ = (head_tail_ << 8) | static_cast<unsigned char>(data[i]);
+    if ((head_tail_ & 0xffff) == 0x0d0a) ++head_lines_;
+    if (head_tail_ == 0x0d0a0d0a) in_head_ = false;
+  }
+  if (!in_head_) return true;
+  if (head_bytes_ <= kMaxHeadBytes && head_lines_ <= kMaxHeadLines) return true;
+  error_ = "request head longer than " + std::to_string(kMaxHeadBytes) + " bytes or " +
+           std::to_string(kMaxHeadLines) + " lines";
+  return false;
+}
+
+TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_fd, int shed_fd) {
   const auto idle_deadline = Clock::now() + idle_timeout;
   if (read_begin_ < read_end_) {  // the next request arrived with the previous one
-    read_deadline_ = Clock::now() + read_timeout_;
+    begin_head();
     return Wait::kRequest;
   }
+  // Idle from here: the buffers are allocated again by the next request.
+  read_buffer_.reset();
+  if (write_buffer_.empty()) std::string().swap(write_buffer_);
   // With nothing buffered in OpenSSL, a peek would only find the socket empty: wait first.
   short events = SSL_has_pending(ssl_) ? 0 : POLLIN;
   for (;;) {
     if (events != 0) {
-      pollfd fds[2] = {{sock_, events, 0}, {wake_fd, POLLIN, 0}};
-      const int n = poll_until(fds, wake_fd >= 0 ? 2 : 1, idle_deadline);
+      // poll() skips entries with a negative fd.
+      pollfd fds[3] = {{sock_, events, 0}, {wake_fd, POLLIN, 0}, {shed_fd, POLLIN, 0}};
+      const int n = poll_until(fds, 3, idle_deadline);
       if (n < 0) return Wait::kClosed;
       if (n == 0) return Wait::kIdleTimeout;
-      if (fds[0].revents == 0) return Wait::kWoken;
+      if (fds[0].revents == 0) return fds[1].revents != 0 ? Wait::kWoken : Wait::kShed;
     }
     // Peeking processes whatever TLS records have arrived, so the answer is about application
     // data: bytes OpenSSL has already buffered count, a TLS message without data (a key update)
@@ -143,7 +169,7 @@ TlsStream::Wait TlsStream::wait_for_request(milliseconds idle_timeout, int wake_
     ERR_clear_error();
     const int r = SSL_peek(ssl_, &byte, 1);
     if (r > 0) {
-      read_deadline_ = Clock::now() + read_timeout_;
+      begin_head();
       return Wait::kRequest;
     }
     const int e = SSL_get_error(ssl_, r);
@@ -178,7 +204,11 @@ ssize_t TlsStream::read(char* ptr, size_t size) {
   if (read_begin_ == read_end_) {
     // Body reads (httplib asks for 4 KiB at a time) go straight to the caller, so that a body is
     // not copied once more on its way; head reads (a byte at a time) fill the buffer.
-    if (size >= kDirectReadBytes) return read_tls(ptr, size);
+    if (size >= kDirectReadBytes) {
+      const ssize_t n = read_tls(ptr, size);
+      if (n > 0 && in_head_ && !count_head(ptr, static_cast<size_t>(n))) return -1;
+      return n;
+    }
     if (!read_buffer_) read_buffer_ = std::make_unique<char[]>(kReadBufferBytes);
     const ssize_t n = read_tls(read_buffer_.get(), kReadBufferBytes);
     if (n <= 0) return n;
@@ -188,6 +218,7 @@ ssize_t TlsStream::read(char* ptr, size_t size) {
   const size_t n = std::min(size, read_end_ - read_begin_);
   std::memcpy(ptr, read_buffer_.get() + read_begin_, n);
   read_begin_ += n;
+  if (in_head_ && !count_head(ptr, n)) return -1;
   return static_cast<ssize_t>(n);
 }
 

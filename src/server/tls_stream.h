@@ -6,6 +6,13 @@
 // instead of holding a thread.
 // Writes are gathered and sent by flush() (or before the stream next waits to read), so that a
 // response's head and body leave in one TLS record and one system call.
+// A request head (request line and header fields, up to its blank line) may be at most
+// kMaxHeadBytes long and have at most kMaxHeadLines lines; past either, reads fail, and httplib
+// answers 400 and the connection closes. httplib alone keeps every header line it reads, however
+// many: one client could fill the memory that way within its read timeout.
+// While a connection waits for its next request its buffers are freed: an idle connection holds
+// its TLS session and its thread, nothing more (OpenSSL's record buffers go too,
+// SSL_MODE_RELEASE_BUFFERS in tls_context.cpp).
 
 #include <chrono>
 #include <memory>
@@ -32,11 +39,14 @@ class TlsStream final : public httplib::Stream {
   static constexpr std::string_view kClosedByClient = "connection closed by the client";
   static constexpr std::string_view kHandshakeTimedOut = "TLS handshake timed out";
 
-  enum class Wait { kRequest, kClosed, kIdleTimeout, kWoken };
+  static constexpr size_t kMaxHeadBytes = 16 * 1024;
+  static constexpr size_t kMaxHeadLines = 128;
+
+  enum class Wait { kRequest, kClosed, kIdleTimeout, kWoken, kShed };
   // Waits until the next request's first bytes arrive (kRequest, and the read deadline starts),
-  // the client closes, idle_timeout passes, or wake_fd becomes readable while no request is
-  // pending.
-  Wait wait_for_request(std::chrono::milliseconds idle_timeout, int wake_fd);
+  // the client closes, idle_timeout passes, or, while no request is pending, wake_fd becomes
+  // readable (kWoken) or shed_fd does (kShed). A negative fd is not waited for.
+  Wait wait_for_request(std::chrono::milliseconds idle_timeout, int wake_fd, int shed_fd = -1);
 
   // Sends the written bytes not yet sent, within the write timeout. False (and error() says why)
   // when they, or any earlier ones, could not be sent.
@@ -63,6 +73,10 @@ class TlsStream final : public httplib::Stream {
   ssize_t read_tls(char* ptr, size_t size);
   // SSL_write of all of data within the write timeout.
   bool write_tls(std::string_view data);
+  // Starts a request's head, whose bytes count against the head limits until its blank line.
+  void begin_head();
+  // Counts bytes given out from the read buffer; false once the head is too large.
+  bool count_head(const char* data, size_t n);
 
   SSL* ssl_;
   int sock_;
@@ -78,6 +92,10 @@ class TlsStream final : public httplib::Stream {
   std::unique_ptr<char[]> read_buffer_;
   size_t read_begin_ = 0;
   size_t read_end_ = 0;
+  bool in_head_ = false;
+  size_t head_bytes_ = 0;
+  size_t head_lines_ = 0;
+  unsigned head_tail_ = 0;  // the last bytes of the head so far, to find "\r\n\r\n"
   // Written, not yet sent: at most one TLS record's worth; larger writes go out directly.
   static constexpr size_t kWriteBufferBytes = 16 * 1024;
   std::string write_buffer_;

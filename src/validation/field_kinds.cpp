@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/field_kinds.h"
+#include "field_kinds.h"
 
 #include <cstdint>
 #include <cstring>

@@ -2,7 +2,7 @@
 #include <cstring>
 #include <functional>
 
-#include "jobset_webhook/validation/semantic.h"
+#include "semantic.h"
 #include "json_values.h"
 #include "object_members.h"
 #include "rfc3339.h"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jobset_webhook/validation/field_kinds.h"
+#include "field_kinds.h"
 
 namespace jobset_webhook::validation {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "jobset_webhook/validation/semantic.h"
+#include "semantic.h"
 #include "object_members.h"
 
 namespace jobset_webhook::validation {

@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/semantic.h"
+#include "semantic.h"
 
 #include <string_view>
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "jobset_webhook/validation/field_kinds.h"
+#include "field_kinds.h"
 #include "jobset_schema.h"
 
 namespace jobset_webhook::validation {

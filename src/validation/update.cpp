@@ -4,10 +4,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "jobset_webhook/validation/field_kinds.h"
+#include "field_kinds.h"
 #include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/validation/scale_warnings.h"
-#include "jobset_webhook/validation/semantic.h"
+#include "semantic.h"
 
 namespace jobset_webhook::validation {
 namespace {

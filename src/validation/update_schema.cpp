@@ -3,10 +3,10 @@
 #include <array>
 #include <string_view>
 
-#include "jobset_webhook/validation/field_kinds.h"
+#include "field_kinds.h"
 #include "quantity.h"
 #include "jobset_webhook/validation/read.h"
-#include "jobset_webhook/validation/semantic.h"
+#include "semantic.h"
 #include "schema_types.h"
 
 namespace jobset_webhook::validation {

@@ -15,12 +15,13 @@ TEST_CASE("serve --help lists every flag with its default", "[cli][serve]") {
   for (const char* flag :
        {"--bind", "--port", "--cert-dir", "--tls-cert-file", "--tls-private-key-file",
         "--client-ca-file", "--client-name", "--tls-min-version", "--config", "--max-request-bytes",
-        "--health-port", "--metrics-port", "--shutdown-delay", "--shutdown-grace", "--log-level",
-        "--log-format"}) {
+        "--max-inflight-bytes", "--max-connections", "--health-port", "--metrics-port",
+        "--shutdown-delay", "--shutdown-grace", "--log-level", "--log-format"}) {
     DYNAMIC_SECTION(flag) { CHECK(r.out.find(flag) != std::string::npos); }
   }
   CHECK(r.out.find("9443") != std::string::npos);
   CHECK(r.out.find("7340032") != std::string::npos);
+  CHECK(r.out.find("12582912") != std::string::npos);
   CHECK(r.out.find("/tmp/k8s-webhook-server/serving-certs") != std::string::npos);
 }
 
@@ -36,6 +37,8 @@ TEST_CASE("serve refuses unusable input with exit code 2 and says why", "[cli][s
       {"bad log format", "--log-format xml", ""},
       {"metrics port out of range", "--metrics-port 65536", ""},
       {"zero body limit", "--max-request-bytes 0", ""},
+      {"zero memory budget", "--max-inflight-bytes 0", ""},
+      {"zero connections", "--max-connections 0", ""},
       {"bad grace", "--shutdown-grace soon", "--shutdown-grace: not a duration such as 25s: soon"},
       {"endless grace", "--shutdown-grace 1000h", "--shutdown-grace: at most 24h, got 1000h"},
       {"client name without a client CA", "--client-name kube-apiserver",

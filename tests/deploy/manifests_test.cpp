@@ -18,6 +18,7 @@
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/server/duration.h"
 #include "jobset_webhook/server/endpoints.h"
+#include "jobset_webhook/server/memory_sizing.h"
 #include "server/server_metrics.h"
 #include "support/prometheus.h"
 #include "support/x509_verify.h"
@@ -217,6 +218,38 @@ void check_availability_and_security(Rendered& r) {
         one_of_kind(r.objects, "ServiceAccount")["metadata"]["name"]);
 }
 
+// A memory quantity as the Deployment writes it, in Mi or Gi; 0 for any other form.
+std::size_t quantity_bytes(const Json& quantity) {
+  const std::string q = quantity.is_string() ? quantity.get<std::string>() : "";
+  for (const auto& [suffix, unit] :
+       {std::pair{"Mi", server::kMiB}, std::pair{"Gi", 1024 * server::kMiB}}) {
+    if (q.size() > 2 && q.substr(q.size() - 2) == suffix)
+      return std::stoull(q.substr(0, q.size() - 2)) * unit;
+  }
+  return 0;
+}
+
+// The memory limit covers what the server can use with the Deployment's flags
+// (server/memory_sizing.h; docs/operations.md, "Memory"), and the request what it uses at rest.
+void check_memory(Rendered& r) {
+  const auto& resources = r.container["resources"];
+  const std::size_t limit = quantity_bytes(resources["limits"]["memory"]);
+  const std::size_t request = quantity_bytes(resources["requests"]["memory"]);
+  const std::size_t budget = r.flags.count("--max-inflight-bytes") != 0
+                                 ? std::stoull(r.flags.at("--max-inflight-bytes"))
+                                 : server::kDefaultMaxInflightBytes;
+  const std::size_t connections = r.flags.count("--max-connections") != 0
+                                      ? std::stoull(r.flags.at("--max-connections"))
+                                      : server::kDefaultMaxConnections;
+  INFO("limit " << limit << ", request " << request << ", budget " << budget << ", connections "
+                << connections);
+  // tests/server/memory_burst_test.cpp holds the server's peak under a storm to this limit.
+  CHECK(limit == 128 * server::kMiB);
+  CHECK(server::memory_needed(budget, connections) <= limit);
+  CHECK(request >= server::kBaselineBytes);
+  CHECK(request <= limit);
+}
+
 // Everything in jobset-system, and labelled so that docs/install.md's uninstall finds it.
 void check_namespaces_and_labels(Rendered& r) {
   CHECK(one_of_kind(r.objects, "Namespace")["metadata"]["name"] == kNamespace);
@@ -329,12 +362,14 @@ void check_monitoring(Rendered& r) {
   REQUIRE(rule["spec"]["groups"].size() == 1);
   std::map<std::string, std::string> alerts;
   for (const auto& a : rule["spec"]["groups"][0]["rules"]) alerts[a["alert"]] = a["expr"];
-  REQUIRE(alerts.size() == 2);
+  REQUIRE(alerts.size() == 3);
   const std::string job = "job=\"" + metrics_service["metadata"]["name"].get<std::string>() + "\"";
   const std::map<std::string, std::vector<std::string>> reads = {
       {"JobSetWebhookErrors",
        {"controller_runtime_webhook_requests_total", "controller_runtime_webhook_panics_total"}},
       {"JobSetWebhookCertificateExpiring", {"jobset_webhook_certificate_expiry_timestamp_seconds"}},
+      {"JobSetWebhookMemoryNearLimit",
+       {"process_resident_memory_bytes", "jobset_webhook_memory_limit_bytes"}},
   };
   for (const auto& [alert, metrics] : reads) {
     INFO(alert);
@@ -375,6 +410,7 @@ TEST_CASE("Every overlay renders and agrees with the server's routes, ports, pro
       check_ports_and_probes(r);
       check_mounts(r);
       check_availability_and_security(r);
+      check_memory(r);
       check_namespaces_and_labels(r);
       if (name == "cert-manager" || name == "monitoring") check_cert_manager(r);
       if (name == "monitoring") check_monitoring(r);

@@ -315,7 +315,10 @@ TEST_CASE("1,000 idle keep-alive connections: every request is answered, the p99
   const OpenFileLimit limit(2 * kIdle + 256);
   REQUIRE(OpenFileLimit::current() >= 2 * kIdle + 256);
   const auto pki = t::make_pki();
-  t::TestServer server(t::test_options(pki));
+  auto options = t::test_options(pki);
+  // Past the default of 512 (sized for the Deployment's memory), every one a thread of its own.
+  options.max_connections = 2 * kIdle;
+  t::TestServer server(options);
   const std::string request = t::http_request("POST", kValidate, scale_review());
   const auto expected = connect(server, pki)->request(request);
   REQUIRE(expected);

@@ -3,8 +3,10 @@
 // test's. Not under ASan: its allocator keeps freed memory in quarantine on purpose (and
 // LeakSanitizer already fails the suite on a leak there).
 
+#include <atomic>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -12,6 +14,7 @@
 #include "support/hostile_reviews.h"
 #include "support/pki.h"
 #include "support/process.h"
+#include "support/serve_memory.h"
 #include "support/serve_process.h"
 #include "support/tls_client.h"
 
@@ -72,6 +75,24 @@ TEST_CASE("serve's memory returns to its baseline after rounds of hostile inputs
       CHECK(res->status == c.http_status);
     }
   }
+  // Then bursts of concurrent large reviews, each on a connection of its own: the case the memory
+  // budget bounds (memory_burst_test.cpp), here for what stays after it.
+  constexpr int kBursts = 3, kBurstConnections = 32;
+  const std::string large = t::large_update_review(1'040'000, "burst");
+  for (int burst = 0; burst < kBursts; ++burst) {
+    std::vector<std::thread> clients;
+    std::atomic<int> answered{0};
+    for (int i = 0; i < kBurstConnections; ++i) {
+      clients.emplace_back([&] {
+        auto conn = t::TlsConnection::open(port, t::TlsClientOptions().trust(pki.ca_crt()));
+        if (!conn) return;
+        auto res = conn->request(t::http_request("POST", kValidate, large));
+        if (res && res->status == 200) ++answered;
+      });
+    }
+    for (auto& c : clients) c.join();
+    CHECK(answered == kBurstConnections);
+  }
   const long after = rss_kib(serve.pid());
   kept.reset();
   const long sent_kib = static_cast<long>(bytes_per_round * kRounds / 1024);
@@ -83,9 +104,9 @@ TEST_CASE("serve's memory returns to its baseline after rounds of hostile inputs
     settled = rss_kib(serve.pid());
   }
   std::printf(
-      "serve RSS: baseline %ld KiB, after %d rounds of hostile bodies (%ld KiB sent) %ld KiB, "
-      "settled %ld KiB\n",
-      baseline, kRounds, sent_kib, after, settled);
+      "serve RSS: baseline %ld KiB, after %d rounds of hostile bodies and %d bursts of %d large "
+      "reviews (%ld KiB of hostile bodies sent) %ld KiB, settled %ld KiB\n",
+      baseline, kRounds, kBursts, kBurstConnections, sent_kib, after, settled);
   std::fflush(stdout);
   // The bound: what stays resident must be under a quarter of what was sent (about 23 MiB of 90).
   // Leaking even one copy of each body would leave more than all of it (each is also parsed into

@@ -208,6 +208,15 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
   CHECK(m.series("jobset_webhook_build_info") ==
         std::map<PromLabels, double>{{{{"version", JOBSET_WEBHOOK_VERSION}}, 1}});
 
+  // The memory budget: every body given back once answered, none waited or refused.
+  CHECK(m.value("jobset_webhook_request_bytes_in_flight") == 0.0);
+  CHECK(m.value("jobset_webhook_request_bytes_budget") ==
+        static_cast<double>(jobset_webhook::server::kDefaultMaxInflightBytes));
+  CHECK(m.value("jobset_webhook_request_memory_waits_total") == 0.0);
+  CHECK(m.series("jobset_webhook_request_memory_refusals_total") ==
+        std::map<PromLabels, double>{{{{"reason", "larger_than_budget"}}, 0},
+                                     {{{"reason", "deadline"}}, 0}});
+
   CHECK(m.value("process_open_fds").value_or(0) > 0);
   CHECK(m.value("process_max_fds").value_or(0) > 0);
   CHECK(m.value("process_resident_memory_bytes").value_or(0) > 0);
@@ -229,6 +238,11 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
                        {"jobset_webhook_certificate_expiry_timestamp_seconds", "gauge"},
                        {"jobset_webhook_client_certificate_name_refusals_total", "counter"},
                        {"jobset_webhook_denied_fields_total", "counter"},
+                       {"jobset_webhook_memory_limit_bytes", "gauge"},
+                       {"jobset_webhook_request_bytes_budget", "gauge"},
+                       {"jobset_webhook_request_bytes_in_flight", "gauge"},
+                       {"jobset_webhook_request_memory_refusals_total", "counter"},
+                       {"jobset_webhook_request_memory_waits_total", "counter"},
                        {"jobset_webhook_review_duration_seconds", "histogram"},
                        {"process_cpu_seconds_total", "counter"},
                        {"process_max_fds", "gauge"},

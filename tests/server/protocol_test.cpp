@@ -404,3 +404,100 @@ TEST_CASE("Unusable TLS files stop the server from starting, naming the file",
   REQUIRE_FALSE(started.ok());
   CHECK(started.failure().message == "cannot read /nonexistent/tls.crt: No such file or directory");
 }
+
+TEST_CASE("A request head over 16 KiB or 128 lines gets 400 and its connection closes",
+          "[server][protocol]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const auto with_fields = [](int count, std::size_t value_bytes) {
+    std::string fields = "Content-Type: application/json\r\n";
+    for (int i = 0; i < count; ++i) {
+      fields += "X-Field-" + std::to_string(i) + ": " + std::string(value_bytes, 'v') + "\r\n";
+    }
+    return t::http_request("POST", kValidate, sample_review(), fields);
+  };
+  struct Case {
+    std::string name;
+    std::string request;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {"120 lines of 12 KiB in all: answered", with_fields(110, 100), 200},
+      {"20 fields of 1,000 bytes, 20 KB in all", with_fields(20, 1000), 400},
+      {"200 short fields", with_fields(200, 1), 400},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      const auto conn = connect(server, pki);
+      const auto res = conn->request(c.request);
+      REQUIRE(res);
+      CHECK(res->status == c.status);
+      if (c.status == 400) {
+        CHECK(res->header("connection") == "close");
+        CHECK(conn->closed_by_server());
+      }
+    }
+  }
+}
+
+TEST_CASE("A body the memory budget cannot hold is 413 at once; one that finds no room in time 504",
+          "[server][protocol][memory_budget]") {
+  const auto pki = t::make_pki();
+  auto options = t::test_options(pki);
+  // Large bodies (over 64 KiB) may use 7/8 of it: 70 KiB.
+  options.max_inflight_bytes = 80 * 1024;
+  t::TestServer server(options);
+  const auto padded = [](std::size_t bytes) {
+    const std::string review = sample_review();
+    return review + std::string(bytes - review.size(), ' ');
+  };
+  const auto& metrics = server.server().metrics();
+
+  // From the head, before the body is sent (as a Content-Length over --max-request-bytes).
+  const std::string too_large = t::http_request("POST", kValidate, padded(70 * 1024 + 1));
+  const auto refused =
+      connect(server, pki)->request(too_large.substr(0, too_large.find("\r\n\r\n") + 4));
+  REQUIRE(refused);
+  CHECK(refused->status == 413);
+  CHECK(refused->body ==
+        R"({"code":413,"message":"request body of 71681 bytes is larger than the server's memory )"
+        R"json(budget allows for one body (71680 bytes; see --max-inflight-bytes)"})json");
+  CHECK(refused->header("connection") == "close");
+
+  // A body that takes the whole share of large bodies, half sent: the next one waits for room
+  // until its ?timeout= and gets 504; the first is answered once the rest of it comes.
+  const std::string holder_request = t::http_request("POST", kValidate, padded(70 * 1024));
+  const auto holder = connect(server, pki);
+  REQUIRE(holder->send(holder_request.substr(0, holder_request.size() / 2)));
+  for (int i = 0;
+       i < 1000 &&
+       metrics.scrape().find("jobset_webhook_request_bytes_in_flight 71680") == std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(5ms);
+  }
+  const auto waiter =
+      connect(server, pki)
+          ->request(t::http_request("POST", kValidate + "?timeout=500ms", padded(65 * 1024)));
+  REQUIRE(waiter);
+  CHECK(waiter->status == 504);
+  CHECK(
+      waiter->body ==
+      R"({"code":504,"message":"the request's timeout of 500ms passed before it could be answered"})");
+  // A small review is never kept waiting by large bodies: the last eighth is kept for it.
+  const auto small =
+      connect(server, pki)->request(t::http_request("POST", kValidate, sample_review()));
+  REQUIRE(small);
+  CHECK(small->status == 200);
+  REQUIRE(holder->send(holder_request.substr(holder_request.size() / 2)));
+  const auto held = holder->read_response();
+  REQUIRE(held);
+  CHECK(held->status == 200);
+
+  const std::string text = metrics.scrape();
+  CHECK(text.find("jobset_webhook_request_memory_waits_total 1\n") != std::string::npos);
+  CHECK(text.find(
+            "jobset_webhook_request_memory_refusals_total{reason=\"larger_than_budget\"} 1\n") !=
+        std::string::npos);
+  CHECK(text.find("jobset_webhook_request_memory_refusals_total{reason=\"deadline\"} 1\n") !=
+        std::string::npos);
+}

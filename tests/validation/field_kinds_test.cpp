@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/field_kinds.h"
+#include "validation/field_kinds.h"
 
 #include <catch2/catch.hpp>
 

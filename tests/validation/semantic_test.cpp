@@ -1,4 +1,4 @@
-#include "jobset_webhook/validation/semantic.h"
+#include "validation/semantic.h"
 
 #include <catch2/catch.hpp>
 

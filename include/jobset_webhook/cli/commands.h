@@ -9,6 +9,7 @@
 #include "jobset_webhook/controller/scale_down_controller.h"
 #include "jobset_webhook/exit_codes.h"
 #include "jobset_webhook/server/endpoints.h"
+#include "jobset_webhook/server/memory_sizing.h"
 
 namespace jobset_webhook::cli {
 
@@ -83,6 +84,8 @@ struct ServeOptions {
   std::string tls_min_version = "1.2";
   std::string config;  // policy file; empty for the default policy
   std::size_t max_request_bytes = 7 * 1024 * 1024;
+  std::size_t max_inflight_bytes = server::kDefaultMaxInflightBytes;
+  std::size_t max_connections = server::kDefaultMaxConnections;
   int health_port = server::kDefaultHealthPort;
   int metrics_port = server::kDefaultMetricsPort;  // 0: no metrics listener
   std::string shutdown_delay = "5s";

@@ -21,6 +21,10 @@ struct ProcessStats {
 
 ProcessStats read_process_stats();
 
+// The memory limit of the process's cgroup (v2 memory.max, v1 memory.limit_in_bytes): in a
+// container, the Pod's memory limit. nullopt when there is none or it cannot be read.
+std::optional<std::uint64_t> read_cgroup_memory_limit();
+
 // process_cpu_seconds_total, process_resident_memory_bytes, process_virtual_memory_bytes,
 // process_open_fds, process_max_fds, process_start_time_seconds, with client_golang's help texts.
 void write_process_metrics(Exposition& out, const ProcessStats& stats);

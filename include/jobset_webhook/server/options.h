@@ -14,6 +14,7 @@
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/server/endpoints.h"
+#include "jobset_webhook/server/memory_sizing.h"
 
 namespace jobset_webhook::server {
 
@@ -40,6 +41,13 @@ struct ServerOptions {
   TlsVersion min_tls_version = TlsVersion::k1_2;
   Policy policy;
   std::size_t max_request_bytes = 7 * 1024 * 1024;  // as controller-runtime's webhook server
+  // Request bodies held in memory at once (memory_budget.h): a body that would go over waits for
+  // room until its deadline; one larger than this is refused with 413. The default keeps the
+  // default Deployment (128 Mi) under its limit: docs/operations.md, "Memory", has the arithmetic.
+  std::size_t max_inflight_bytes = kDefaultMaxInflightBytes;
+  // Each open connection is served by one thread; past this many, new connections wait. Counted
+  // in the memory arithmetic too.
+  std::size_t max_connections = kDefaultMaxConnections;
   // On SIGTERM/SIGINT: how long to go on serving (each response closing its connection) while
   // the Pod leaves the Service's endpoints, then how long requests in flight may take to finish.
   std::chrono::milliseconds shutdown_delay{5'000};
@@ -56,8 +64,6 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{120'000};
   // How often the TLS files are checked for a change.
   std::chrono::milliseconds reload_interval{1'000};
-  // Each open connection is served by one thread; past this many, new connections wait.
-  std::size_t max_connections = 4096;
   // What answers a review body, which is followed by admission::kInPlacePadding readable bytes.
   // Always admission::answer_padded_review, except in tests that make it throw, to see an internal
   // failure answered 500 and counted instead of ending the process.

@@ -18,7 +18,7 @@
 #include "jobset_webhook/field/path.h"
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/validation/read.h"
-#include "jobset_webhook/validation/field_kinds.h"
+#include "field_kinds.h"
 
 namespace jobset_webhook::validation {
 

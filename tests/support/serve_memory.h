@@ -1,0 +1,83 @@
+#pragma once
+
+// Test helpers for the memory of a `serve` process: its resident set from /proc, a large UPDATE
+// review shaped like the kube-apiserver's (many small fields, as dense as real JobSets), and a
+// free loopback port for its metrics listener.
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "jobset_webhook/json.h"
+#include "support/hostile_reviews.h"
+
+namespace jobset_webhook::testing {
+
+// A field of /proc/PID/status in KiB: "VmRSS" (resident now) or "VmHWM" (the peak so far).
+inline long status_kib(pid_t pid, const std::string& field) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  FAIL("no " << field << " for process " << pid);
+  return 0;
+}
+
+// An UPDATE that scales one of many replicatedJobs (allowed), each with a container carrying env,
+// resources, ports and volume mounts: at least target_bytes long.
+inline std::string large_update_review(std::size_t target_bytes, const std::string& uid) {
+  Json old_jobs = Json::array();
+  const auto job = [](int i) {
+    Json rj = replicated_job("rj-" + std::to_string(i),
+                             "registry.example/train:v1.2." + std::to_string(i % 7));
+    auto& c = rj["template"]["spec"]["template"]["spec"]["containers"][0];
+    c["args"] = {"--epochs=10", "--batch-size=64", "--shard=" + std::to_string(i)};
+    for (int e = 0; e < 6; ++e) {
+      c["env"].push_back({{"name", "VAR_" + std::to_string(e)}, {"value", std::to_string(i * e)}});
+    }
+    c["resources"] = {{"limits", {{"cpu", "4"}, {"memory", "8Gi"}}},
+                      {"requests", {{"cpu", "2"}, {"memory", "4Gi"}}}};
+    c["ports"] = {{{"containerPort", 8080}, {"name", "http"}, {"protocol", "TCP"}}};
+    c["volumeMounts"] = {{{"mountPath", "/data"}, {"name", "data"}, {"readOnly", true}}};
+    return rj;
+  };
+  std::string body;
+  for (int n = 64;; n *= 2) {
+    while (static_cast<int>(old_jobs.size()) < n) old_jobs.push_back(job(old_jobs.size()));
+    Json scaled = old_jobs;
+    scaled[0]["replicas"] = 2;
+    body = update(jobset(scaled), jobset(old_jobs), uid);
+    if (body.size() >= target_bytes) break;
+  }
+  // Trimmed to about the target by dropping whole jobs from both sides.
+  while (body.size() > target_bytes + 4096 && old_jobs.size() > 1) {
+    const std::size_t per_job = body.size() / old_jobs.size();
+    const std::size_t drop = std::max<std::size_t>(1, (body.size() - target_bytes) / per_job);
+    old_jobs.erase(old_jobs.end() - static_cast<long>(std::min(drop, old_jobs.size() - 1)),
+                   old_jobs.end());
+    Json scaled = old_jobs;
+    scaled[0]["replicas"] = 2;
+    body = update(jobset(scaled), jobset(old_jobs), uid);
+  }
+  return body;
+}
+
+// A loopback port free at the time of the call.
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace jobset_webhook::testing
