@@ -5,6 +5,7 @@
 #include "jobset_webhook/defaulting/defaults.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/names.h"
+#include "jobset_webhook/validation/quantity.h"
 #include "validation/create_internal.h"
 
 namespace jobset_webhook::validation {
@@ -184,7 +185,9 @@ std::string name_for_validation(JsonView js) {
 }
 
 field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
-  field::ErrorList errs;
+  // Upstream's webhook decodes the JobSet first: a quantity it cannot read is all it answers.
+  field::ErrorList errs = validate_quantity_decoding(js);
+  if (!errs.empty()) return errs;
   CreateInput in{member(js, "spec"), name_for_validation(js), {}, {}, policy};
   in.replicated_jobs = items_of(member(in.spec, "replicatedJobs"));
 
