@@ -62,9 +62,7 @@ Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> 
 bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetResult& result) {
   if (js.unknown.empty()) return false;
   const bool create = result.change == Change::kCreate;
-  // A JobSet is read as jobset.x-k8s.io/v1alpha2 only (manifests.h).
-  constexpr std::string_view kCreateWrapper =
-      "JobSet in version \"v1alpha2\" cannot be handled as a JobSet: ";
+  const std::string create_prefix(validation::kStrictCreatePrefix);
   const auto patch = [](const std::string& detail) {
     return field::invalid(field::Path("patch"), field::BadValue::string("{...}"), detail);
   };
@@ -77,17 +75,16 @@ bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetRe
     }
     if (field_validation != FieldValidation::kStrict) continue;
     joined += (joined.empty() ? "" : ", ") + message;
-    const std::string strict = "strict decoding error: " + message;
     result.findings.push_back(
-        {create ? field::forbidden(field::Path(field.path), std::string(kCreateWrapper) + strict)
-                : patch(strict),
+        {create ? field::forbidden(field::Path(field.path), create_prefix + message)
+                : patch("strict decoding error: " + message),
          locate_tokens(*js.manifest, field.tokens), std::nullopt});
   }
   if (field_validation != FieldValidation::kStrict) return false;
   result.allowed = false;
-  const std::string strict = "strict decoding error: " + joined;
-  result.message = create ? std::string(kCreateWrapper) + strict
-                          : "The request is invalid: " + patch(strict).to_string();
+  result.message =
+      create ? create_prefix + joined
+             : "The request is invalid: " + patch("strict decoding error: " + joined).to_string();
   return true;
 }
 

@@ -9,6 +9,7 @@
 // (annotations, finalizers, labels, name, namespace). Never throws.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jobset_webhook/json.h"
@@ -28,6 +29,13 @@ struct UnknownField {
 // metadata the CRD limits to the five embedded fields) are looked into as the CRD declares them;
 // a map (labels, annotations, resource lists) keeps every key.
 std::vector<UnknownField> unknown_fields(JsonView js);
+
+// What the API server puts before the joined messages when it refuses a create for them under
+// strict field validation: transformDecodeError (apiserver v0.37.2 pkg/endpoints/handlers/rest.go)
+// around runtime.NewStrictDecodingError (apimachinery pkg/runtime/error.go). A JobSet is read as
+// jobset.x-k8s.io/v1alpha2 only.
+inline constexpr std::string_view kStrictCreatePrefix =
+    "JobSet in version \"v1alpha2\" cannot be handled as a JobSet: strict decoding error: ";
 
 // The API server's text for one: unknown field "<path>" (customresource_handler.go,
 // schemaCoercingDecoder.Decode).
