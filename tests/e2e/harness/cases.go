@@ -32,6 +32,7 @@ func (s *Suite) RunAll() {
 	s.Run("suspended JobSet updated as Kueue does (nodeSelector, tolerations, labels): allowed", s.kueue)
 	s.Run("unknown container field: kubectl apply fails strict validation; check agrees", s.strictUnknownField)
 	s.Run("unknown container field with --validate=false: pruned, allowed; check agrees", s.prunedUnknownField)
+	s.Run("unknown fields in status and a PVC template: kubectl create refused; check agrees", s.unknownStatusAndPVC)
 	s.Run("quantity outside the CRD's pattern: kubectl apply refused at limits.cpu; check agrees", s.quantityOutsidePattern)
 	s.Run("quantity the pattern accepts and ParseQuantity refuses: refused at limits[cpu]; check agrees", s.quantityUndecodable)
 	s.Run("the API server's webhook metrics count no rejection or error of ours", s.metricsClean)
