@@ -9,8 +9,9 @@
 // list of 1,000 long entries that differ only at their ends (nodeSelectorTerms) becomes 999
 // entries (terms-shrink), against the same bytes changed in place (terms-same-length, the
 // baseline); 1,000 identical entries becoming 999 (identical-shrink, every lookup a full
-// comparison); and entries with 40 keys in decreasing order (unsorted-shrink, every object
-// sorted). Each <case>-shrink's time over its <case>-same-length (the same bytes with the last
+// comparison); entries with 40 keys in decreasing order (unsorted-shrink, every object
+// sorted); both at once (identical-unsorted-shrink); and the terms with the first one dropped
+// (terms-front-shrink, every entry after it at a new index). Each <case>-shrink's time over its <case>-same-length (the same bytes with the last
 // entry edited in place) is the ratio docs/benchmarks.md bounds by 3.
 //
 // Usage: review_benchmark [--benchmark_* flags] [BODIES_DIR]
@@ -137,16 +138,20 @@ std::vector<Body> adversarial_bodies() {
            R"("matchExpressions":[]})";
   };
   std::vector<Body> out;
-  const auto add = [&](const std::string& name, const auto& term) {
+  // Both at once: every lookup confirmed by a full comparison of 40-member objects out of order.
+  const auto identical_unsorted = [&](int i) { return unsorted(i == 1999 ? 1999 : 0); };
+  const auto add = [&](const std::string& name, const auto& term, int dropped = 500) {
     const auto edited = [&](int i) { return term(i == 999 ? 1999 : i); };
     out.push_back({name + "-same-length",
                    terms_review(term_list(1000, -1, term), term_list(1000, -1, edited)), false});
     out.push_back({name + "-shrink",
-                   terms_review(term_list(1000, -1, term), term_list(1000, 500, term)), false});
+                   terms_review(term_list(1000, -1, term), term_list(1000, dropped, term)), false});
   };
   add("terms", distinct);
   add("identical", identical);
   add("unsorted", unsorted);
+  add("identical-unsorted", identical_unsorted);
+  add("terms-front", distinct, 0);  // every later entry moves
   return out;
 }
 

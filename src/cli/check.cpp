@@ -50,9 +50,23 @@ Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> 
 
 // With Strict, what the API server answers a JobSet holding unknown fields, before any webhook:
 // runtime.NewStrictDecodingError's "strict decoding error: " and the errors joined by ", "
-// (apimachinery pkg/runtime/error.go), one finding per field at its line. True when it refused.
+// (apimachinery pkg/runtime/error.go), wrapped as the request carried the object (apiserver
+// v0.37.2, pkg/endpoints/handlers):
+// - a create (kubectl create, or apply of a new object): a 400 whose message is `JobSet in
+//   version "v1alpha2" cannot be handled as a JobSet: strict decoding error: ...`
+//   (transformDecodeError in rest.go); kubectl prints it after `error when creating "<file>": `;
+// - an apply of an existing object (a merge patch): a 422 with the one cause `patch: Invalid
+//   value: "<the patched object as JSON>": strict decoding error: ...` (patch.go,
+//   applyPatchToCurrentObject), which kubectl prints as `The request is invalid: patch: ...`.
+//   check writes the object as "{...}".
+// One finding per field, at its line, in the same words. True when it refused.
 bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetResult& result) {
   if (js.unknown.empty()) return false;
+  const bool create = result.change == Change::kCreate;
+  const std::string create_prefix(validation::kStrictCreatePrefix);
+  const auto patch = [](const std::string& detail) {
+    return field::invalid(field::Path("patch"), field::BadValue::string("{...}"), detail);
+  };
   std::string joined;
   for (const auto& field : js.unknown) {
     const std::string message = validation::unknown_field_message(field);
@@ -63,12 +77,15 @@ bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetRe
     if (field_validation != FieldValidation::kStrict) continue;
     joined += (joined.empty() ? "" : ", ") + message;
     result.findings.push_back(
-        {field::forbidden(field::Path(field.path), "strict decoding error: " + message),
+        {create ? field::forbidden(field::Path(field.path), create_prefix + message)
+                : patch("strict decoding error: " + message),
          locate_tokens(*js.manifest, field.tokens), std::nullopt});
   }
   if (field_validation != FieldValidation::kStrict) return false;
   result.allowed = false;
-  result.message = "strict decoding error: " + joined;
+  result.message =
+      create ? create_prefix + joined
+             : "The request is invalid: " + patch("strict decoding error: " + joined).to_string();
   return true;
 }
 

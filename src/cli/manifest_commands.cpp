@@ -164,8 +164,8 @@ int print_defaults(const DefaultOptions& options) {
     }
     if (!messages.empty() && *field_validation == FieldValidation::kStrict) {
       return unusable("default",
-                      Failure{400, js.where().to_string() + ": JobSet " + js.display_name() +
-                                       ": strict decoding error: " + messages});
+                      Failure{400, js.where().to_string() + ": JobSet " + js.display_name() + ": " +
+                                       std::string(validation::kStrictCreatePrefix) + messages});
     }
     auto stored = cluster_defaults(object, policy.value());
     if (!stored.ok()) {

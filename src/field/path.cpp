@@ -54,4 +54,13 @@ std::string Path::to_string() const {
   return out;
 }
 
+std::string Path::to_openapi_string() const {
+  Path fields;
+  for (const auto& s : segments_) {
+    fields.segments_.push_back(
+        {s.kind == SegmentKind::kKey ? SegmentKind::kChild : s.kind, s.name, s.index});
+  }
+  return fields.to_string();
+}
+
 }  // namespace jobset_webhook::field

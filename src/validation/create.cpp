@@ -1,7 +1,8 @@
 #include "jobset_webhook/validation/create.h"
 
-#include "names.h"
 #include "create_internal.h"
+#include "names.h"
+#include "quantity.h"
 
 namespace jobset_webhook::validation {
 namespace {
@@ -179,7 +180,9 @@ std::string name_for_validation(JsonView js) {
 }
 
 field::ErrorList validate_create_rules(JsonView js, const Policy& policy) {
-  field::ErrorList errs;
+  // Upstream's webhook decodes the JobSet first: a quantity it cannot read is all it answers.
+  field::ErrorList errs = validate_quantity_decoding(js);
+  if (!errs.empty()) return errs;
   CreateInput in{member(js, "spec"), name_for_validation(js), {}, {}, policy};
   in.replicated_jobs = items_of(member(in.spec, "replicatedJobs"));
 

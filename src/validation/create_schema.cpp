@@ -57,7 +57,8 @@ void check_list_map_keys(std::string_view key_name, const std::vector<JsonView>&
 void check(const SchemaNode& node, JsonView v, field::Path& path, field::ErrorList& errs) {
   if (v.type() == element_type::NULL_VALUE) return;
   if (node.kind != nullptr) return check_template_types(*node.kind, v, path, errs);
-  if (!has_schema_type(v, node.type)) return errs.push_back(type_error(path, type_name(node.type), v));
+  if (!has_schema_type(v, node.type))
+    return errs.push_back(type_error(path, type_name(node.type), v));
   if (!node.enum_values.empty()) {
     const auto s = std::string_view(v);
     if (std::find(node.enum_values.begin(), node.enum_values.end(), s) == node.enum_values.end()) {

@@ -48,6 +48,46 @@ SchemaNode kinds(std::string_view name, const FieldKind* kind) {
   return n;
 }
 
+// An object whose keys are free (additionalProperties): nothing in it is pruned, and with kind
+// set (a map of quantities), its values are checked as the field-kinds table says.
+SchemaNode map_of(std::string_view name, const FieldKind* kind = nullptr) {
+  SchemaNode n = field(name, SchemaType::kObject);
+  n.kind = kind;
+  return n;
+}
+
+SchemaNode string_list(std::string_view name) { return list(name, field("", SchemaType::kString)); }
+
+// A volumeClaimPolicies template: a PersistentVolumeClaim whose metadata the CRD limits to the
+// five fields of an embedded ObjectMeta (controller-gen's generateEmbeddedObjectMeta).
+SchemaNode pvc_template() {
+  const FieldKind* quantities =
+      find_kind("template.spec.template.spec.containers[].resources.limits");
+  SchemaNode condition =
+      object("", {field("lastProbeTime", SchemaType::kString),
+                  field("lastTransitionTime", SchemaType::kString),
+                  field("message", SchemaType::kString), field("reason", SchemaType::kString),
+                  field("status", SchemaType::kString), field("type", SchemaType::kString)});
+  return object(
+      "", {
+              field("apiVersion", SchemaType::kString),
+              field("kind", SchemaType::kString),
+              object("metadata",
+                     {map_of("annotations"), string_list("finalizers"), map_of("labels"),
+                      field("name", SchemaType::kString), field("namespace", SchemaType::kString)}),
+              kinds("spec", &pvc_spec_kind()),
+              object("status",
+                     {string_list("accessModes"), map_of("allocatedResourceStatuses"),
+                      map_of("allocatedResources", quantities), map_of("capacity", quantities),
+                      list("conditions", std::move(condition)),
+                      field("currentVolumeAttributesClassName", SchemaType::kString),
+                      object("modifyVolumeStatus",
+                             {field("status", SchemaType::kString),
+                              field("targetVolumeAttributesClassName", SchemaType::kString)}),
+                      field("phase", SchemaType::kString)}),
+          });
+}
+
 SchemaNode build_spec() {
   SchemaNode replicated_job = object("",
                                      {
@@ -68,7 +108,7 @@ SchemaNode build_spec() {
 
   SchemaNode volume_claim_policy =
       object("", {object("retentionPolicy", {enumeration("whenDeleted", {"Delete", "Retain"})}),
-                  list("templates", field("", SchemaType::kObject), 50)});
+                  list("templates", pvc_template(), 50)});
   SchemaNode volume_claim_policies =
       list("volumeClaimPolicies", std::move(volume_claim_policy), 50);
 
@@ -110,7 +150,38 @@ SchemaNode build_spec() {
       });
 }
 
+SchemaNode build_status() {
+  SchemaNode condition = object(
+      "", {field("lastTransitionTime", SchemaType::kString), field("message", SchemaType::kString),
+           field("observedGeneration", SchemaType::kInteger), field("reason", SchemaType::kString),
+           field("status", SchemaType::kString), field("type", SchemaType::kString)});
+  SchemaNode replicated_job_status = object(
+      "", {field("active", SchemaType::kInteger), field("failed", SchemaType::kInteger),
+           list("jobRestarts", field("", SchemaType::kInteger)),
+           list("jobRestartsCountTowardsMax", field("", SchemaType::kInteger)),
+           field("name", SchemaType::kString), field("ready", SchemaType::kInteger),
+           field("succeeded", SchemaType::kInteger), field("suspended", SchemaType::kInteger)});
+  return object("status", {list("conditions", std::move(condition)),
+                           field("currentInPlaceRestartAttempt", SchemaType::kInteger),
+                           field("previousInPlaceRestartAttempt", SchemaType::kInteger),
+                           list("replicatedJobsStatus", std::move(replicated_job_status)),
+                           field("restarts", SchemaType::kInteger),
+                           field("restartsCountTowardsMax", SchemaType::kInteger),
+                           field("terminalState", SchemaType::kString)});
+}
+
 }  // namespace
+
+const FieldKind& pvc_spec_kind() {
+  static const FieldKind* const kind =
+      find_kind("template.spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.spec");
+  return *kind;
+}
+
+const SchemaNode& status_schema() {
+  static const SchemaNode schema = build_status();
+  return schema;
+}
 
 const SchemaNode& spec_schema() {
   static const SchemaNode schema = build_spec();

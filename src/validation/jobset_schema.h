@@ -35,4 +35,12 @@ struct SchemaNode {
 // The schema of a JobSet's spec, built once.
 const SchemaNode& spec_schema();
 
+// The schema of a JobSet's status, built once: for pruning only, as the API server checks a
+// status against it on the status subresource, never on a write of the JobSet itself.
+const SchemaNode& status_schema();
+
+// The kind of a PersistentVolumeClaimSpec (the spec of volumeClaimPolicies' templates), as the
+// field-kinds table has it under an ephemeral volume's volumeClaimTemplate.
+const FieldKind& pvc_spec_kind();
+
 }  // namespace jobset_webhook::validation

@@ -181,14 +181,16 @@ bool above_max_int64(const ExactQuantity& q) {
   return q.digits + std::string(static_cast<std::size_t>(q.exponent), '0') > kMaxInt64;
 }
 
-}  // namespace
-
-std::optional<ExactQuantity> parse_quantity(std::string_view text) {
-  if (text.empty()) return std::nullopt;  // ErrFormatWrong
+// ParseQuantity, with the error it returns in error (untouched on success).
+std::optional<ExactQuantity> parse(std::string_view text, std::string_view& error) {
+  error = kQuantityErrFormatWrong;
+  if (text.empty()) return std::nullopt;
   const auto parts = split(text);
-  if (!parts) return std::nullopt;  // ErrFormatWrong
+  if (!parts) return std::nullopt;
   const auto scale = interpret(parts->suffix);
-  if (!scale) return std::nullopt;  // ErrSuffix
+  error = kQuantityErrSuffix;
+  if (!scale) return std::nullopt;
+  error = {};
   const auto denom_size = static_cast<long long>(parts->denom.size());
 
   ExactQuantity q;
@@ -226,7 +228,10 @@ std::optional<ExactQuantity> parse_quantity(std::string_view text) {
   for (const char c : parts->value) {
     if (is_digit(c)) digits += c;
   }
-  if (digits.empty()) return std::nullopt;  // ErrNumeric
+  if (digits.empty()) {
+    error = kQuantityErrNumeric;
+    return std::nullopt;
+  }
   // The Dec's scale is the count of digits after '.'; a decimal suffix adds -exponent to it, in
   // int32 arithmetic as Go's inf.Scale is ("1e-2147483648" is 10^2147483648 there).
   long long dec_scale = denom_size;
@@ -255,6 +260,19 @@ std::optional<ExactQuantity> parse_quantity(std::string_view text) {
   }
   q.negative = !parts->positive && q.digits != "0";
   return q;
+}
+
+}  // namespace
+
+std::optional<ExactQuantity> parse_quantity(std::string_view text) {
+  std::string_view error;
+  return parse(text, error);
+}
+
+std::string_view quantity_error(std::string_view text) {
+  std::string_view error;
+  parse(text, error);
+  return error;
 }
 
 bool matches_quantity_pattern(std::string_view text) {

@@ -24,17 +24,25 @@ std::string_view json_type(JsonView v) {
   return "null";
 }
 
+// kube-openapi names the field in its own notation, in the path and in the message (map keys as
+// fields: apiextensions-apiserver's kubeOpenAPIResultToFieldErrors takes its path as it is); the
+// origin keeps apimachinery's, which a report looks the field up by.
 field::Error type_error(const field::Path& path, std::string_view expected, JsonView v) {
   const std::string actual(json_type(v));
-  return {field::ErrorType::kTypeInvalid, path.to_string(), field::BadValue::string(actual),
-          path.to_string() + " in body must be of type " + std::string(expected) + ": \"" + actual +
-              "\""};
+  const std::string name = path.to_openapi_string();
+  field::Error error{
+      field::ErrorType::kTypeInvalid, name, field::BadValue::string(actual),
+      name + " in body must be of type " + std::string(expected) + ": \"" + actual + "\""};
+  error.origin = path.to_string();
+  return error;
 }
 
 field::Error quantity_pattern_error(const field::Path& path, std::string_view text) {
-  return field::invalid(
-      path, field::BadValue::string(text),
-      path.to_string() + " in body should match '" + std::string(kQuantityPattern) + "'");
+  const std::string name = path.to_openapi_string();
+  field::Error error{field::ErrorType::kInvalid, name, field::BadValue::string(text),
+                     name + " in body should match '" + std::string(kQuantityPattern) + "'"};
+  error.origin = path.to_string();
+  return error;
 }
 
 namespace {

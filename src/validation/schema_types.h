@@ -19,7 +19,9 @@ field::Error type_error(const field::Path& path, std::string_view expected, Json
 
 // `<path>: Invalid value: "abc": <path> in body should match '<kQuantityPattern>'`: the API
 // server's error for a quantity string the CRD's pattern refuses (kube-openapi's FailedPattern,
-// reported by apiextensions-apiserver's kubeOpenAPIResultToFieldErrors as Invalid).
+// reported by apiextensions-apiserver's kubeOpenAPIResultToFieldErrors as Invalid). As in every
+// schema error, a map key is written as a field (resources.limits.cpu, Path::to_openapi_string);
+// the error's origin keeps apimachinery's form (resources.limits[cpu]).
 field::Error quantity_pattern_error(const field::Path& path, std::string_view text);
 
 // The embedded Job template: types, and the pattern of quantity strings. Its required fields and value rules are the Job API's,

@@ -116,7 +116,10 @@ class Walk {
 
   void push_index(std::size_t i) {
     frames_.push_back(path_.size());
-    path_ += "[" + std::to_string(i) + "]";
+    // Appended piece by piece: "[" + to_string(i) + "]" trips GCC 12's -Wrestrict at -O3.
+    path_ += '[';
+    path_ += std::to_string(i);
+    path_ += ']';
     tokens_.push_back(std::to_string(i));
   }
 
@@ -161,9 +164,10 @@ std::vector<UnknownField> unknown_fields(JsonView js) {
   for (const auto [key, value] : JsonObjectView(js)) {
     if (std::find(kRootFields.begin(), kRootFields.end(), key) == kRootFields.end()) {
       walk.record(key);
-    } else if (key == "spec") {
+    } else if (key == "spec" || key == "status") {
+      // status too: the decoder prunes it before the status subresource's strategy drops it.
       walk.push_key(key);
-      walk.schema(spec_schema(), value);
+      walk.schema(key == "spec" ? spec_schema() : status_schema(), value);
       walk.pop();
     }
   }

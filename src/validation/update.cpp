@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "field_kinds.h"
+#include "quantity.h"
 #include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 #include "semantic.h"
@@ -354,6 +355,8 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
 
 UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& policy) {
   UpdateFindings findings;
+  findings.errors = validate_quantity_decoding(new_js);  // upstream's decoder fails before any rule
+  if (!findings.errors.empty()) return findings;
   const auto old_spec = member(old_js, "spec"), new_spec = member(new_js, "spec");
   Context ctx{policy,
               is_suspended(old_js) || is_suspended(new_js),

@@ -111,12 +111,26 @@ TEST_CASE("An unknown field is refused at its line with Strict, pruned with Warn
   const std::string new_text = manifest("1", "              foo: bar\n");
   const auto strict = check_one(old_text, new_text);
   CHECK_FALSE(strict.allowed);
+  // kubectl apply of an existing object sends a merge patch; kube-apiserver v1.37.2 answered
+  // `The request is invalid: patch: Invalid value: "<the patched object>": strict decoding
+  // error: ...` (apiserver pkg/endpoints/handlers/patch.go, applyPatchToCurrentObject).
   CHECK(
       strict.message ==
-      R"(strict decoding error: unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo")");
+      R"(The request is invalid: patch: Invalid value: "{...}": strict decoding error: unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo")");
   CHECK(findings(strict) ==
+        R"(new.yaml:16:15: patch: Invalid value: "{...}": strict decoding error: unknown field )"
+        "\"spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo\"\n");
+  // A create: `JobSet in version "v1alpha2" cannot be handled as a JobSet: strict decoding error:
+  // ...` (handlers/rest.go, transformDecodeError), as kube-apiserver v1.37.2 answered it.
+  const auto created = check_one("", new_text);
+  CHECK_FALSE(created.allowed);
+  CHECK(
+      created.message ==
+      R"(JobSet in version "v1alpha2" cannot be handled as a JobSet: strict decoding error: unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo")");
+  CHECK(findings(created) ==
         "new.yaml:16:15: spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo: "
-        "Forbidden: strict decoding error: unknown field "
+        R"(Forbidden: JobSet in version "v1alpha2" cannot be handled as a JobSet: strict decoding )"
+        "error: unknown field "
         "\"spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo\"\n");
 
   const auto warn = check_one(old_text, new_text, cli::FieldValidation::kWarn);
@@ -155,9 +169,10 @@ TEST_CASE("check refuses a quantity outside the CRD's pattern at its line, unles
           "[cli][fidelity]") {
   const std::string pattern =
       R"('^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$')";
+  // As kube-apiserver v1.37.2 writes it: the map key as a field.
   const std::string cpu =
       "spec.replicatedJobs[0].template.spec.template.spec.containers[0]."
-      "resources.limits[cpu]";
+      "resources.limits.cpu";
   const auto limits = [](const std::string& value) {
     return "              resources: {limits: {cpu: " + value + "}}\n";
   };
@@ -189,5 +204,26 @@ TEST_CASE("check refuses a quantity outside the CRD's pattern at its line, unles
   CHECK_FALSE(added.allowed);
   REQUIRE(added.findings.size() == 1);
   CHECK(added.findings[0].error.field ==
-        "spec.replicatedJobs[0].template.spec.template.spec.containers[1].resources.limits[cpu]");
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[1].resources.limits.cpu");
+}
+
+// "1e1.5" matches the CRD's pattern, and upstream's decoder refuses it; before, check compared it
+// as text and called it a change of an immutable field (what our webhook answered on the real API
+// server). Now it is refused as undecodable, at its line, in ParseQuantity's words.
+TEST_CASE("check refuses a quantity upstream cannot decode, even where text equality would pass",
+          "[cli][fidelity]") {
+  const auto limits = [](const std::string& value) {
+    return "              resources: {limits: {cpu: \"" + value + "\"}}\n";
+  };
+  const std::string want =
+      R"(new.yaml:16:36: spec.replicatedJobs[0].template.spec.template.spec.containers[0].)"
+      R"(resources.limits[cpu]: Invalid value: "1e1.5": quantities must match the regular )"
+      R"(expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')";
+  const auto changed = check_one(manifest("1", limits("100m")), manifest("1", limits("1e1.5")));
+  CHECK_FALSE(changed.allowed);
+  CHECK(findings(changed) == want + "\n");
+  const auto same = check_one(manifest("1", limits("1e1.5")), manifest("2", limits("1e1.5")));
+  CHECK_FALSE(same.allowed);
+  CHECK(findings(same) == want + "\n");
+  CHECK_FALSE(check_one("", manifest("1", limits("1e100000000000000000000"))).allowed);
 }

@@ -327,6 +327,12 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][man
        "jobset-webhook check: --base needs the PATHs to compare (files or directories, e.g. .)\n"},
       {"default on a bad file", "default -", "kind: [\n",
        "jobset-webhook default: <stdin>:2:1: end of sequence flow not found\n"},
+      // What kube-apiserver v1.37.2 answers the create of this JobSet (docs/ci-gating.md).
+      {"default of a JobSet with an unknown status field", "default -",
+       "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\n"
+       "status: {foo: 1}\n",
+       "jobset-webhook default: <stdin>:1:1: JobSet default/js: JobSet in version \"v1alpha2\" "
+       "cannot be handled as a JobSet: strict decoding error: unknown field \"status.foo\"\n"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {

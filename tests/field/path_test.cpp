@@ -29,3 +29,10 @@ TEST_CASE("Path push and pop walk down and back up", "[field][path]") {
   p.push_key("a.b/c");
   CHECK(p.to_string() == "spec.replicatedJobs[a.b/c]");
 }
+
+TEST_CASE("Path prints map keys as fields in kube-openapi's notation", "[field][path]") {
+  const auto p = Path("spec").child("limits").key("nvidia.com/gpu");
+  CHECK(p.to_openapi_string() == "spec.limits.nvidia.com/gpu");
+  CHECK(p.to_string() == "spec.limits[nvidia.com/gpu]");
+  CHECK(Path("a").index(2).key("k").child("b").to_openapi_string() == "a[2].k.b");
+}

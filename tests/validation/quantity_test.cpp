@@ -122,3 +122,21 @@ TEST_CASE("The CRD's quantity pattern is matched exactly", "[validation][quantit
     DYNAMIC_SECTION("refuses " << bad) { CHECK_FALSE(matches_quantity_pattern(bad)); }
   }
 }
+
+// ParseQuantity's error, as upstream's webhook answered each of these through kube-apiserver
+// v1.37.2 (its mutating webhook decodes before the CRD's pattern is checked).
+TEST_CASE("A refused quantity carries ParseQuantity's own error", "[validation][quantity]") {
+  using jobset_webhook::validation::quantity_error;
+  const std::string format_wrong =
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  const std::string suffix = "unable to parse quantity's suffix";
+  for (const char* text : {"abc", "1.5.5", "1e1.5", "1Mi.5", "1e+5.5", "-1e-1."}) {
+    DYNAMIC_SECTION(text) { CHECK(quantity_error(text) == format_wrong); }
+  }
+  for (const char* text : {"1e", "1Ki5", "5i", "0.5e", "1e100000000000000000000"}) {
+    DYNAMIC_SECTION(text) { CHECK(quantity_error(text) == suffix); }
+  }
+  CHECK(quantity_error("e-10") == "unable to parse numeric part of quantity");
+  CHECK(quantity_error("1e3").empty());
+  CHECK(quantity_error(".").empty());
+}

@@ -39,8 +39,9 @@ struct Error {
   std::string field;                  // printed path; "<nil>" when the error names no field
   std::optional<BadValue> bad_value;  // printed only by the types that show a value
   std::string detail;
-  // For an error that names no field (upstream's plain errors, printed "<nil>"): the path of the
-  // field that caused it, so that a report can point there. Never printed, never sent in a
+  // For an error that names no field (upstream's plain errors, printed "<nil>"), or names it in
+  // another notation (the API server's schema errors, map keys as fields): the path of the field
+  // that caused it, in apimachinery's form, so that a report can point there. Never printed, never sent in a
   // response, and not part of equality: the error is upstream's, this only says where it comes
   // from. Empty when unknown.
   std::string origin = {};

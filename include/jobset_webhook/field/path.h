@@ -38,6 +38,9 @@ class Path {
 
   bool empty() const { return segments_.empty(); }
   std::string to_string() const;
+  // As kube-openapi's validators write it, in the API server's errors from a CRD's schema: a map
+  // key as a field, metadata.labels.app, resources.limits.nvidia.com/gpu.
+  std::string to_openapi_string() const;
 
  private:
   enum class SegmentKind { kChild, kIndex, kKey };

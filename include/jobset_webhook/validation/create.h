@@ -21,7 +21,8 @@ namespace jobset_webhook::validation {
 // (replicas 0, groupName ""), nothing is defaulted first. Plain upstream errors (fmt.Errorf) are
 // Internal errors without a field, printing `<nil>: Internal error: <msg>` as upstream v0.12.0
 // does. The feature gates come from policy (InPlaceRestart, RestartJob; upstream's defaults are
-// off). Not reproduced: the lookup of an existing PVC named after a volumeClaimPolicies template,
+// off). A quantity upstream's decoder cannot read is answered alone, before any rule
+// (validate_quantity_decoding in quantity.h). Not reproduced: the lookup of an existing PVC named after a volumeClaimPolicies template,
 // which needs the cluster. Never throws.
 field::ErrorList validate_create_rules(JsonView js, const Policy& policy);
 

@@ -4,11 +4,12 @@
 // server prunes from a custom resource, and with strict field validation (kubectl's default since
 // 1.27) refuses it for. Mirrors apiextensions-apiserver's pruning.PruneWithOptions
 // (pkg/apiserver/schema/pruning/algorithm.go, v0.37.2) over the schema tree of
-// validate_create_schema: the JobSet's own fields node by node, the Job template by the
-// field-kinds table, with embedded ObjectMeta limited to the five fields the CRD keeps
+// validate_create_schema: the JobSet's own fields node by node, the Job template and the PVC
+// templates' spec by the field-kinds table, with embedded ObjectMeta limited to the five fields the CRD keeps
 // (annotations, finalizers, labels, name, namespace). Never throws.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jobset_webhook/json.h"
@@ -24,10 +25,17 @@ struct UnknownField {
 
 // Every undeclared field of js in the API server's order: those of the root metadata, read as a
 // whole metav1.ObjectMeta (objectmeta.GetObjectMetaWithOptions), then the pruned ones sorted by
-// path as PruneWithOptions sorts them. status is not looked into; a part of the schema not
-// modelled here (the PVC templates of volumeClaimPolicies) keeps what it holds, so that nothing
-// is reported unknown that the cluster keeps.
+// path as PruneWithOptions sorts them. status and the PVC templates of volumeClaimPolicies (whose
+// metadata the CRD limits to the five embedded fields) are looked into as the CRD declares them;
+// a map (labels, annotations, resource lists) keeps every key.
 std::vector<UnknownField> unknown_fields(JsonView js);
+
+// What the API server puts before the joined messages when it refuses a create for them under
+// strict field validation: transformDecodeError (apiserver v0.37.2 pkg/endpoints/handlers/rest.go)
+// around runtime.NewStrictDecodingError (apimachinery pkg/runtime/error.go). A JobSet is read as
+// jobset.x-k8s.io/v1alpha2 only.
+inline constexpr std::string_view kStrictCreatePrefix =
+    "JobSet in version \"v1alpha2\" cannot be handled as a JobSet: strict decoding error: ";
 
 // The API server's text for one: unknown field "<path>" (customresource_handler.go,
 // schemaCoercingDecoder.Decode).

@@ -32,7 +32,9 @@ struct UpdateFindings {
   std::vector<std::string> warnings;
 };
 
-// old_js and new_js are whole JobSet objects whose spec, if present, is an object. Never throws.
+// old_js and new_js are whole JobSet objects whose spec, if present, is an object. A quantity of
+// new_js that upstream's decoder cannot read is answered alone (validate_quantity_decoding in
+// quantity.h): a value such as "1e1.5" is never compared as text. Never throws.
 UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& policy);
 
 // The part of the API server's own validation of the JobSet CRD on UPDATE that runs before any

@@ -32,6 +32,9 @@ func (s *Suite) RunAll() {
 	s.Run("suspended JobSet updated as Kueue does (nodeSelector, tolerations, labels): allowed", s.kueue)
 	s.Run("unknown container field: kubectl apply fails strict validation; check agrees", s.strictUnknownField)
 	s.Run("unknown container field with --validate=false: pruned, allowed; check agrees", s.prunedUnknownField)
+	s.Run("unknown fields in status and a PVC template: kubectl create refused; check agrees", s.unknownStatusAndPVC)
+	s.Run("quantity outside the CRD's pattern: kubectl apply refused at limits.cpu; check agrees", s.quantityOutsidePattern)
+	s.Run("quantity the pattern accepts and ParseQuantity refuses: refused at limits[cpu]; check agrees", s.quantityUndecodable)
 	s.Run("the API server's webhook metrics count no rejection or error of ours", s.metricsClean)
 	s.scaleDownCases() // scale_down.go
 	if s.rollout {
@@ -422,6 +425,8 @@ func (s *Suite) strictUnknownField(t *T) {
 	}
 	t.Note("cluster: kubectl apply: %s", strings.TrimSpace(r.Err))
 	contains(t, "kubectl's error", r.Err, `unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"`)
+	// apiserver pkg/endpoints/handlers/patch.go: the patched object as the value of field "patch".
+	contains(t, "kubectl's error", r.Err, `The request is invalid: patch: Invalid value: "{`)
 	if len(t.errors) > 0 {
 		return
 	}
@@ -430,7 +435,7 @@ func (s *Suite) strictUnknownField(t *T) {
 	if code != 1 {
 		t.Errorf("check exits %d; the cluster refuses (strict field validation)", code)
 	}
-	contains(t, "check's output", out, `strict decoding error: unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"`)
+	contains(t, "check's output", out, `patch: Invalid value: "{...}": strict decoding error: unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"`)
 }
 
 func (s *Suite) prunedUnknownField(t *T) {
