@@ -6,7 +6,8 @@
 // as when sent alone) or, only once its deadline has passed, the answer of a request out of time
 // (504, 400 for a body still arriving at the read timeout, or the connection closed on it); every
 // small review is answered normally; and afterwards the memory returns near its baseline.
-// Timings are printed, never asserted. Not under ASan (tests/meson.build: [memory]).
+// Timings are printed, never asserted. Under ASan (tests/meson.build, "memory storm") the answers
+// are checked and the memory is not: ASan's quarantine keeps freed memory resident by design.
 
 #include <httplib.h>
 
@@ -175,6 +176,12 @@ void print(const char* what, const std::vector<Outcome>& outcomes) {
 }
 
 // The storm on `serve` with its default flags and extra_flags; with bounded, its checks.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kResidentMemoryMeaningful = false;
+#else
+constexpr bool kResidentMemoryMeaningful = true;
+#endif
+
 void run_storm(const std::vector<std::string>& extra_flags, bool bounded) {
   // A client still sending a body the server refused writes into a closed connection.
   std::signal(SIGPIPE, SIG_IGN);
@@ -262,7 +269,7 @@ void run_storm(const std::vector<std::string>& extra_flags, bool bounded) {
   std::fflush(stdout);
   if (!bounded) return;
 
-  CHECK(s.peak_kib < kDeploymentLimitKib);
+  if (kResidentMemoryMeaningful) CHECK(s.peak_kib < kDeploymentLimitKib);
   for (const auto* outcomes : {&s.slow, &s.burst}) {
     for (const auto& o : *outcomes) {
       if (o.normal) continue;
@@ -277,7 +284,7 @@ void run_storm(const std::vector<std::string>& extra_flags, bool bounded) {
   CHECK(s.most_in_flight <= after.value("jobset_webhook_request_bytes_budget").value_or(0));
   CHECK(after.value("jobset_webhook_request_memory_waits_total").value_or(0) > 0);
   INFO("baseline " << baseline << " KiB, settled " << settled << " KiB");
-  CHECK(settled - baseline < kDeploymentLimitKib / 8);
+  if (kResidentMemoryMeaningful) CHECK(settled - baseline < kDeploymentLimitKib / 8);
 }
 
 }  // namespace
