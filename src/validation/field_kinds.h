@@ -2,7 +2,7 @@
 
 // The Go kind of every field of a ReplicatedJob (name, replicas, dependsOn, template and all that
 // the batch/v1 JobTemplateSpec holds), which decides what "unchanged" means for it: see
-// semantic.h. Built once, read-only, from src/validation/jobtemplate-field-kinds.json.
+// semantic.h. Built once, read-only, from src/validation/*-field-kinds.json.
 
 #include <map>
 #include <memory>
