@@ -8,10 +8,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <string_view>
+
 #include "jobset_webhook/admission/review.h"
 #include "connection_threads.h"
 #include "jobset_webhook/server/memory_sizing.h"
 #include "tls_stream.h"
+
+// process_and_close_socket, the members of httplib's Server it uses, and TlsStream follow
+// cpp-httplib 0.11.4's internals, which change between releases: check them against the new
+// version's before moving this line.
+static_assert(std::string_view(CPPHTTPLIB_VERSION) == "0.11.4",
+              "HttpsServer and TlsStream are written against cpp-httplib 0.11.4's internals");
 
 namespace jobset_webhook::server {
 namespace {
@@ -62,7 +70,12 @@ std::string remote_of(const TlsStream& stream) {
 
 }  // namespace
 
-ConnectionContext* current_connection() { return current; }
+ConnectionContext& HttpsServer::connection() {
+  // Every callback of an HttpsServer runs on a connection's thread, inside serve_connection. A
+  // callback anywhere else (a bug) gets a context of its own that nothing reads, not a crash.
+  thread_local ConnectionContext unattached;
+  return current != nullptr ? *current : unattached;
+}
 
 HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader& reloader,
                          const ClientNameCheck& client_names, const Log& log)
@@ -86,18 +99,17 @@ HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader&
   };
   set_socket_options(listener_options);
   set_payload_max_length(options.max_request_bytes);
-  set_post_routing_handler([this](const httplib::Request&, httplib::Response& res) {
-    // HTTP/1.1 connections are persistent without it; httplib's version advertises its own limit
-    // of 5 requests, which we do not have.
-    res.headers.erase("Keep-Alive");
-    ConnectionContext* conn = current_connection();
-    if (conn == nullptr) return;
-    // httplib answers by itself only requests it could not parse; what follows on the connection
-    // cannot be trusted to start a request.
-    if (!conn->request.checked || draining_) conn->close_after_response = true;
-    if (conn->close_after_response && !res.has_header("Connection"))
-      res.set_header("Connection", "close");
-  });
+  set_post_routing_handler(with_connection(
+      [this](const httplib::Request&, httplib::Response& res, ConnectionContext& conn) {
+        // HTTP/1.1 connections are persistent without it; httplib's version advertises its own
+        // limit of 5 requests, which we do not have.
+        res.headers.erase("Keep-Alive");
+        // httplib answers by itself only requests it could not parse; what follows on the
+        // connection cannot be trusted to start a request.
+        if (!conn.request.checked || draining_) conn.close_after_response = true;
+        if (conn.close_after_response && !res.has_header("Connection"))
+          res.set_header("Connection", "close");
+      }));
 }
 
 HttpsServer::~HttpsServer() {

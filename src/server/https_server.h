@@ -11,8 +11,12 @@
 //   closed after idle_timeout. When max_connections are open and another one comes, an idle
 //   connection that has answered at least one request is closed to make room for it (the memory
 //   bound makes max_connections small enough for idle ones to fill it).
-// - Each connection has a ConnectionContext that route handlers reach (current_connection), to
-//   time the request, pass what the access log needs, and ask for the connection to be closed.
+// - Each connection has a ConnectionContext that route callbacks receive as an argument (register
+//   them through with_connection), to time the request, pass what the access log needs, and ask
+//   for the connection to be closed.
+// Everything here that depends on httplib's internals (the virtual process_and_close_socket, the
+// members it reaches, the Stream TlsStream implements) is written against cpp-httplib 0.11.4, and
+// https_server.cpp refuses to compile against another version.
 // - begin_drain(): from then on every response says `Connection: close` and its connection closes
 //   after it; new connections are still accepted and served the same way. close_idle(): idle
 //   connections close at once, except one that has not yet received its first request (a client
@@ -25,6 +29,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <httplib.h>
 
@@ -64,10 +69,6 @@ struct ConnectionContext {
   TlsStream* stream = nullptr;
 };
 
-// The context of the connection the calling thread serves: non-null inside httplib's callbacks for
-// an HttpsServer request, null anywhere else.
-ConnectionContext* current_connection();
-
 class HttpsServer final : public httplib::SSLServer {
  public:
   // is_valid() is false when the TLS context could not be set up. reloader, client_names and log
@@ -84,6 +85,24 @@ class HttpsServer final : public httplib::SSLServer {
   // Idle connections close now (see above). Implies begin_drain().
   void close_idle();
 
+  // An httplib callback (handler, pre-routing, expect-100, logger) made from f, which takes the
+  // callback's arguments and then the request's connection:
+  //   server.Post(path, HttpsServer::with_connection(
+  //       [](const Request& req, Response& res, const ContentReader& reader,
+  //          ConnectionContext& conn) { ... }));
+  // httplib's callbacks have no room for it; they all run on the connection's thread, which is
+  // how the connection is found.
+  template <typename F>
+  static auto with_connection(F f) {
+    // The return type names the call, so that the callback is callable with exactly the
+    // arguments f takes before the connection: httplib picks among its overloads (Post with or
+    // without a ContentReader) by what a callback accepts.
+    return [f = std::move(f)](
+               auto&&... args) -> decltype(f(std::forward<decltype(args)>(args)..., connection())) {
+      return f(std::forward<decltype(args)>(args)..., connection());
+    };
+  }
+
   // Counts since begin_drain(), for the shutdown's log lines.
   struct DrainCounts {
     std::uint64_t requests_answered = 0;        // responses written while draining
@@ -94,6 +113,8 @@ class HttpsServer final : public httplib::SSLServer {
   DrainCounts drain_counts() const;
 
  private:
+  // The connection the calling thread serves.
+  static ConnectionContext& connection();
   bool process_and_close_socket(socket_t sock) override;
   void serve_connection(SSL* ssl, int sock);
   // True when this idle connection should close to make room for a waiting one.

@@ -18,11 +18,11 @@ using httplib::ContentReader;
 using httplib::Request;
 using httplib::Response;
 
-void refuse(Response& res, const Failure& failure) {
+void refuse(Response& res, const Failure& failure, ConnectionContext& conn) {
   res.status = failure.code;
   if (failure.code == 405) res.set_header("Allow", "POST");
   res.set_content(error_body(failure), "application/json");
-  if (auto* conn = current_connection()) conn->request.error = failure.message;
+  conn.request.error = failure.message;
 }
 
 Failure larger_than_budget(std::size_t bytes, const MemoryBudget& budget) {
@@ -38,22 +38,19 @@ Failure larger_than_budget(std::size_t bytes, const MemoryBudget& budget) {
 // A Content-Length the memory budget can never hold is refused here too, like one over
 // max_request_bytes.
 std::optional<Failure> check(const Request& req, std::size_t max_request_bytes,
-                             MemoryBudget& budget) {
-  auto* conn = current_connection();
-  if (conn != nullptr && conn->request.checked) return std::nullopt;
+                             MemoryBudget& budget, ConnectionContext& conn) {
+  if (conn.request.checked) return std::nullopt;
   auto head = check_request_head(req, max_request_bytes);
-  if (conn != nullptr) {
-    conn->request.checked = true;
-    if (!head.ok() && has_body(req)) conn->close_after_response = true;
-    if (head.ok()) {
-      conn->request.head = head.value();
-      if (const auto timeout = head.value().timeout)
-        conn->request.deadline = conn->request.started + *timeout;
-    }
+  conn.request.checked = true;
+  if (!head.ok()) {
+    if (has_body(req)) conn.close_after_response = true;
+    return head.failure();
   }
-  if (!head.ok()) return head.failure();
+  conn.request.head = head.value();
+  if (const auto timeout = head.value().timeout)
+    conn.request.deadline = conn.request.started + *timeout;
   if (const auto length = head.value().content_length; length && !budget.could_fit(*length)) {
-    if (conn != nullptr) conn->close_after_response = true;
+    conn.close_after_response = true;
     return larger_than_budget(*length, budget);
   }
   return std::nullopt;
@@ -70,13 +67,14 @@ Failure timed_out(const Request& req) {
 // bodies each holding part of the budget and waiting for more that only their own completion
 // would free. The kube-apiserver always sends a Content-Length. The wait ends at the request's own
 // deadline: its ?timeout=, or the server's read timeout from its first byte.
-Result<MemoryBudget::Reservation> reserve_body(const Request& req, const RequestHead& head,
-                                               const ServerOptions& options, MemoryBudget& budget) {
+Result<MemoryBudget::Reservation> reserve_body(const Request& req, const ServerOptions& options,
+                                               MemoryBudget& budget,
+                                               const RequestContext& request) {
+  const RequestHead& head = request.head;
   if (!head.has_body) return MemoryBudget::Reservation();
-  auto* conn = current_connection();
-  const auto started = conn != nullptr ? conn->request.started : Clock::now();
+  const auto started = request.started;
   auto deadline = started + options.read_timeout;
-  const auto own = conn != nullptr ? conn->request.deadline : std::nullopt;
+  const auto own = request.deadline;
   if (own && *own < deadline) deadline = *own;
   const std::size_t bytes = head.content_length
                                 ? static_cast<std::size_t>(*head.content_length)
@@ -131,7 +129,8 @@ Result<std::string> read_body(const Request& req, const RequestHead& head,
 
 // An exception out of a handler is a bug (or memory ran out): that request gets a 500, never an
 // AdmissionReview that could say allowed: true, and the connection and the process carry on.
-void answer_internal_error(Response& res, ServerMetrics& metrics, const Log& log) {
+void answer_internal_error(Response& res, ServerMetrics& metrics, const Log& log,
+                           ConnectionContext& conn) {
   std::string what = "unknown exception";
   try {
     throw;
@@ -143,40 +142,36 @@ void answer_internal_error(Response& res, ServerMetrics& metrics, const Log& log
   log.error("internal error while judging a review; answered 500", {{"error", what}});
   res.headers.clear();
   res.body.clear();
-  refuse(res, Failure{500, "internal error: " + what});
+  refuse(res, Failure{500, "internal error: " + what}, conn);
 }
 
 void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook,
             std::size_t route, const ServerOptions& options, ServerMetrics& metrics,
-            MemoryBudget& budget) {
+            MemoryBudget& budget, ConnectionContext& conn) {
   const auto in_flight = metrics.in_flight(route);
-  auto* conn = current_connection();
-  const auto deadline = conn != nullptr ? conn->request.deadline : std::nullopt;
+  const auto deadline = conn.request.deadline;
   // Until the whole body is read, any way out of here (a refusal, an exception) leaves the rest
   // of it unread on the connection, which must then close.
-  if (conn != nullptr) conn->close_after_response = true;
-  // The head was checked before routing; without a connection (never, with HttpsServer) only
-  // whether a body follows is known.
-  const RequestHead head =
-      conn != nullptr ? conn->request.head : RequestHead{has_body(req), std::nullopt, std::nullopt};
-  auto reservation = reserve_body(req, head, options, budget);
-  if (!reservation.ok()) return refuse(res, reservation.failure());
+  conn.close_after_response = true;
+  // The head was checked before routing.
+  const RequestHead& head = conn.request.head;
+  auto reservation = reserve_body(req, options, budget, conn.request);
+  if (!reservation.ok()) return refuse(res, reservation.failure(), conn);
   // A chunked body may not outgrow what it reserved.
   const std::size_t limit = head.content_length || !head.has_body ? options.max_request_bytes
                                                                   : reservation.value().bytes();
   // Held until the response is written and the request's buffers are freed.
-  MemoryBudget::Reservation local;
-  (conn != nullptr ? conn->request.reservation : local) = std::move(reservation.value());
+  conn.request.reservation = std::move(reservation.value());
   auto body = read_body(req, head, reader, limit, deadline);
-  if (!body.ok()) return refuse(res, body.failure());
-  if (conn != nullptr) conn->close_after_response = false;
-  if (conn != nullptr) conn->request.body_bytes = body.value().size();
-  if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req));
+  if (!body.ok()) return refuse(res, body.failure(), conn);
+  conn.close_after_response = false;
+  conn.request.body_bytes = body.value().size();
+  if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req), conn);
   const auto judging = Clock::now();
   auto reply = options.answer_review(body.value(), options.policy, hook);
-  if (!reply.ok()) return refuse(res, reply.failure());
+  if (!reply.ok()) return refuse(res, reply.failure(), conn);
   metrics.count_review(route, reply.value().summary, Clock::now() - judging);
-  if (conn != nullptr) conn->request.review = std::move(reply.value().summary);
+  conn.request.review = std::move(reply.value().summary);
   res.status = 200;
   res.body = std::move(reply.value().body);
   res.set_header("Content-Type", "application/json");
@@ -189,58 +184,58 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
   const std::size_t max_request_bytes = options.max_request_bytes;
   // curl and others send Expect: 100-continue before a large body; refuse from the head there too,
   // so that the body is never sent.
-  server.set_expect_100_continue_handler(
-      [max_request_bytes, &budget](const Request& req, Response& res) {
-        const auto problem = check(req, max_request_bytes, budget);
+  server.set_expect_100_continue_handler(HttpsServer::with_connection(
+      [max_request_bytes, &budget](const Request& req, Response& res, ConnectionContext& conn) {
+        const auto problem = check(req, max_request_bytes, budget, conn);
         if (!problem) return 100;
-        refuse(res, *problem);
+        refuse(res, *problem, conn);
         return problem->code;
-      });
-  server.set_pre_routing_handler([max_request_bytes, &budget](const Request& req, Response& res) {
-    const auto problem = check(req, max_request_bytes, budget);
-    if (!problem) return httplib::Server::HandlerResponse::Unhandled;
-    refuse(res, *problem);
-    return httplib::Server::HandlerResponse::Handled;
-  });
+      }));
+  server.set_pre_routing_handler(HttpsServer::with_connection(
+      [max_request_bytes, &budget](const Request& req, Response& res, ConnectionContext& conn) {
+        const auto problem = check(req, max_request_bytes, budget, conn);
+        if (!problem) return httplib::Server::HandlerResponse::Unhandled;
+        refuse(res, *problem, conn);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   for (const auto& [path, hook] :
        {std::pair{kValidatePath, Hook::kValidating}, std::pair{kMutatePath, Hook::kMutating}}) {
     const std::size_t route = ServerMetrics::route_of(path).value();
-    server.Post(std::string(path),
-                [&options, &metrics, &budget, &log, hook = hook, route](
-                    const Request& req, Response& res, const ContentReader& reader) {
-                  try {
-                    answer(req, res, reader, hook, route, options, metrics, budget);
-                  } catch (...) {
-                    answer_internal_error(res, metrics, log);
-                  }
-                });
+    server.Post(
+        std::string(path),
+        HttpsServer::with_connection([&options, &metrics, &budget, &log, hook = hook, route](
+                                         const Request& req, Response& res,
+                                         const ContentReader& reader, ConnectionContext& conn) {
+          try {
+            answer(req, res, reader, hook, route, options, metrics, budget, conn);
+          } catch (...) {
+            answer_internal_error(res, metrics, log, conn);
+          }
+        }));
   }
   // httplib calls the logger once the response is written: the request's count and latency, and
   // the access-log line, built only when it is written. The request's state is reset before the
   // next request, so its review and error are moved into the line, not copied.
-  server.set_logger([&log, &metrics](const Request& req, const Response& res) {
-    auto* conn = current_connection();
-    // The response is complete: the client need not wait for its log line. A failure to send is
-    // the connection's to notice (its flush after the request).
-    if (conn != nullptr && conn->stream != nullptr) conn->stream->flush();
-    const Clock::duration latency =
-        conn != nullptr ? Clock::now() - conn->request.started : Clock::duration{};
-    if (const auto route = ServerMetrics::route_of(req.path)) {
-      metrics.count_request(*route, res.status, latency);
-    }
-    if (!log.enabled(LogLevel::kInfo)) return;
-    AccessRecord record;
-    record.method = req.method;
-    record.path = req.path;
-    record.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
-    record.code = res.status;
-    if (conn != nullptr) {
-      record.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
-      record.review = std::move(conn->request.review);
-      record.error = std::move(conn->request.error);
-    }
-    log_access(log, record);
-  });
+  server.set_logger(HttpsServer::with_connection(
+      [&log, &metrics](const Request& req, const Response& res, ConnectionContext& conn) {
+        // The response is complete: the client need not wait for its log line. A failure to send is
+        // the connection's to notice (its flush after the request).
+        if (conn.stream != nullptr) conn.stream->flush();
+        const Clock::duration latency = Clock::now() - conn.request.started;
+        if (const auto route = ServerMetrics::route_of(req.path)) {
+          metrics.count_request(*route, res.status, latency);
+        }
+        if (!log.enabled(LogLevel::kInfo)) return;
+        AccessRecord record;
+        record.method = req.method;
+        record.path = req.path;
+        record.remote = req.remote_addr + ":" + std::to_string(req.remote_port);
+        record.code = res.status;
+        record.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(latency).count();
+        record.review = std::move(conn.request.review);
+        record.error = std::move(conn.request.error);
+        log_access(log, record);
+      }));
 }
 
 }  // namespace jobset_webhook::server
