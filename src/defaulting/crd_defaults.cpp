@@ -68,8 +68,8 @@ std::vector<SchemaDefault> schema_defaults() {
 // many defaults lie below it.
 struct DefaultNode {
   std::string name;
-  bool each = false;  // a list: the children apply to every entry
-  const Json* value;  // a leaf: the default
+  bool each = false;            // a list: the children apply to every entry
+  const Json* value = nullptr;  // a leaf: the default
   std::vector<DefaultNode> children;
 };
 

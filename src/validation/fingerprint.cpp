@@ -12,8 +12,8 @@ namespace {
 
 using simdjson::dom::element_type;
 
-// Fingerprints (fingerprint() in semantic.h). Each rule mirrors the comparison above: values it
-// finds equal get the same fingerprint.
+// Fingerprints (fingerprint() in semantic.h). Each rule mirrors the comparison of semantic.cpp:
+// values it finds equal get the same fingerprint.
 uint64_t mix(uint64_t x) {  // splitmix64's finalizer
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
