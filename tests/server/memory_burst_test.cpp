@@ -169,10 +169,10 @@ void print(const char* what, const std::vector<Outcome>& outcomes) {
     ++statuses[o.status];
     most = std::max(most, ms(o.elapsed));
   }
-  std::printf("  %s: %zu requests, %d normal answers, %d out of time; statuses", what,
-              outcomes.size(), normal, late);
-  for (const auto& [status, n] : statuses) std::printf(" %d x%d", status, n);
-  std::printf("; slowest %.0f ms\n", most);
+  std::fprintf(stderr, "  %s: %zu requests, %d normal answers, %d out of time; statuses", what,
+               outcomes.size(), normal, late);
+  for (const auto& [status, n] : statuses) std::fprintf(stderr, " %d x%d", status, n);
+  std::fprintf(stderr, "; slowest %.0f ms\n", most);
 }
 
 // The storm on `serve` with its default flags and extra_flags; with bounded, its checks.
@@ -245,7 +245,8 @@ void run_storm(const std::vector<std::string>& extra_flags, bool bounded) {
   const auto pct = [&](double p) {
     return small_ms.empty() ? 0.0 : small_ms[static_cast<std::size_t>(p * (small_ms.size() - 1))];
   };
-  std::printf(
+  std::fprintf(
+      stderr,
       "serve under %d slow 7 MiB bodies and a burst of %d x %zu-byte reviews:\n"
       "  RSS: baseline %ld KiB, peak (VmHWM) %ld KiB, most sampled %ld KiB, settled %ld KiB; "
       "limit %ld KiB\n"
@@ -262,10 +263,10 @@ void run_storm(const std::vector<std::string>& extra_flags, bool bounded) {
           .value_or(-1));
   print("slow 7 MiB", s.slow);
   print("burst 1 MB", s.burst);
-  std::printf(
-      "  small reviews: %zu sent, %d normal answers; latency p50 %.1f ms, p99 %.1f ms, "
-      "max %.1f ms\n",
-      s.small_ms.size(), s.small_normal, pct(0.5), pct(0.99), pct(1.0));
+  std::fprintf(stderr,
+               "  small reviews: %zu sent, %d normal answers; latency p50 %.1f ms, p99 %.1f ms, "
+               "max %.1f ms\n",
+               s.small_ms.size(), s.small_normal, pct(0.5), pct(0.99), pct(1.0));
   std::fflush(stdout);
   if (!bounded) return;
 
@@ -332,10 +333,10 @@ TEST_CASE("An idle keep-alive connection holds less memory than the sizing allow
   std::this_thread::sleep_for(200ms);
   const long open = t::status_kib(serve.pid(), "VmRSS");
   const long per_connection = (open - baseline) * 1024 / kConnections;
-  std::printf(
-      "serve RSS: %ld KiB, with %d idle keep-alive connections %ld KiB: %ld bytes each "
-      "(sized at %zu)\n",
-      baseline, kConnections, open, per_connection, server::kResidentBytesPerConnection);
+  std::fprintf(stderr,
+               "serve RSS: %ld KiB, with %d idle keep-alive connections %ld KiB: %ld bytes each "
+               "(sized at %zu)\n",
+               baseline, kConnections, open, per_connection, server::kResidentBytesPerConnection);
   std::fflush(stdout);
   CHECK(per_connection < static_cast<long>(server::kResidentBytesPerConnection));
 }

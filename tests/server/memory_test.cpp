@@ -4,6 +4,7 @@
 // LeakSanitizer already fails the suite on a leak there).
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -103,7 +104,8 @@ TEST_CASE("serve's memory returns to its baseline after rounds of hostile inputs
     std::this_thread::sleep_for(250ms);
     settled = rss_kib(serve.pid());
   }
-  std::printf(
+  std::fprintf(
+      stderr,
       "serve RSS: baseline %ld KiB, after %d rounds of hostile bodies and %d bursts of %d large "
       "reviews (%ld KiB of hostile bodies sent) %ld KiB, settled %ld KiB\n",
       baseline, kRounds, kBursts, kBurstConnections, sent_kib, after, settled);
