@@ -99,31 +99,53 @@ const DefaultNode& schema_default_tree() {
   return kRoot;
 }
 
+// Where the walk is: member names and list indexes from the root. Spelled as a JSON Pointer only
+// when a default is due, which for an object a cluster sends (defaults already applied) is never:
+// the walk itself then builds no string.
+struct Step {
+  std::string_view name;  // a member
+  std::size_t index;      // an entry of a list, where name is empty
+};
+
+void append_trail(std::string& pointer, const std::vector<Step>& trail) {
+  for (const auto& step : trail) {
+    if (step.name.empty()) {
+      patch::append_pointer_token(pointer, std::to_string(step.index));
+    } else {
+      patch::append_pointer_token(pointer, step.name);
+    }
+  }
+}
+
 // A default is due where its parent object exists and the field is absent ("add") or null
 // ("replace"); entries of a list get it one by one.
-void collect(JsonView object, const DefaultNode& node, std::vector<std::string>& tokens,
-             Json& ops) {
+void collect(JsonView object, const DefaultNode& node, std::vector<Step>& trail, Json& ops) {
   for (const auto& child : node.children) {
     JsonView member;
     const bool exists = JsonObjectView(object).at_key(child.name).get(member) == simdjson::SUCCESS;
-    tokens.push_back(child.name);
     if (child.value != nullptr) {
       if (!exists || member.type() == element_type::NULL_VALUE) {
-        ops.push_back({{"op", exists ? "replace" : "add"},
-                       {"path", patch::pointer(tokens)},
-                       {"value", *child.value}});
+        std::string path;
+        append_trail(path, trail);
+        patch::append_pointer_token(path, child.name);
+        ops.push_back(
+            {{"op", exists ? "replace" : "add"}, {"path", path}, {"value", *child.value}});
       }
-    } else if (exists && !child.each && member.type() == element_type::OBJECT) {
-      collect(member, child, tokens, ops);
-    } else if (exists && child.each && member.type() == element_type::ARRAY) {
-      std::size_t i = 0;
+      continue;
+    }
+    if (!exists) continue;
+    trail.push_back({child.name, 0});
+    if (!child.each && member.type() == element_type::OBJECT) {
+      collect(member, child, trail, ops);
+    } else if (child.each && member.type() == element_type::ARRAY) {
+      std::size_t index = 0;
       for (const JsonView entry : JsonArrayView(member)) {
-        tokens.push_back(std::to_string(i++));
-        if (entry.type() == element_type::OBJECT) collect(entry, child, tokens, ops);
-        tokens.pop_back();
+        trail.push_back({{}, index++});
+        if (entry.type() == element_type::OBJECT) collect(entry, child, trail, ops);
+        trail.pop_back();
       }
     }
-    tokens.pop_back();
+    trail.pop_back();
   }
 }
 
@@ -132,8 +154,8 @@ void collect(JsonView object, const DefaultNode& node, std::vector<std::string>&
 Json crd_defaults_patch(JsonView js) {
   Json ops = Json::array();
   if (js.type() != element_type::OBJECT) return ops;
-  std::vector<std::string> tokens;
-  collect(js, schema_default_tree(), tokens, ops);
+  std::vector<Step> trail;
+  collect(js, schema_default_tree(), trail, ops);
   return ops;
 }
 
