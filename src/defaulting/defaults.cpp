@@ -9,6 +9,7 @@
 
 #include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/read.h"
+#include "jobset_webhook/validation/update.h"
 
 namespace jobset_webhook::defaulting {
 namespace {
@@ -163,6 +164,8 @@ class StoredDefault {
   std::vector<std::optional<std::string_view>> new_rjob_names_;
 };
 
+Json default_retention_policy() { return {{"whenDeleted", "Delete"}}; }
+
 // Upstream's Default(), in its order; `wanted` decides, default by default, which go into the
 // patch.
 template <typename Wanted>
@@ -215,9 +218,76 @@ Json defaults(JsonView js, const Wanted& wanted) {
         !absent(member(policies[i], "retentionPolicy")))
       continue;
     set_in(policies[i], 3, {"spec", "volumeClaimPolicies", std::to_string(i), "retentionPolicy"},
-           {{"whenDeleted", "Delete"}});
+           default_retention_policy());
   }
   return b.take();
+}
+
+// How an update's entry of spec.volumeClaimPolicies stands to the stored entry at its index, once
+// defaults() has given back a retentionPolicy the update dropped.
+enum class Likeness { kIdentical, kEquivalent, kDifferent };
+
+Likeness compare_policy(JsonView stored, JsonView sent) {
+  if (stored.type() != element_type::OBJECT || sent.type() != element_type::OBJECT)
+    return validation::json_equal(stored, sent) ? Likeness::kIdentical : Likeness::kDifferent;
+  const auto others_equal = [](JsonView a, JsonView b) {
+    for (const auto [key, value] : JsonObjectView(a)) {
+      if (key != "templates" && key != "retentionPolicy" &&
+          !validation::json_equal(value, member(b, key)))
+        return false;
+    }
+    return true;
+  };
+  const MaybeJson kept = member(stored, "retentionPolicy"), given = member(sent, "retentionPolicy");
+  // What StoredDefault::holds finds for the default, and defaults() then gives back.
+  const bool restored =
+      !given && kept && simdjson::minify(*kept) == default_retention_policy().dump();
+  if (!others_equal(stored, sent) || !others_equal(sent, stored) ||
+      !(restored || validation::json_equal(kept, given)))
+    return Likeness::kDifferent;
+  const MaybeJson kept_claims = member(stored, "templates"),
+                  given_claims = member(sent, "templates");
+  if (validation::json_equal(kept_claims, given_claims)) return Likeness::kIdentical;
+  return validation::claim_templates_equal(kept_claims, given_claims) ? Likeness::kEquivalent
+                                                                      : Likeness::kDifferent;
+}
+
+// The CRD guards spec.volumeClaimPolicies with the CEL rule `self == oldSelf`, which compares the
+// values as stored, not as Go decodes them. A JobSet written by a typed client holds in each claim
+// template what Go's encoder writes for a struct it leaves empty, `status: {}`: upstream's
+// defaulting webhook (mjobset.kb.io, CREATE) answers with a patch to the object it re-encoded, and
+// so does any controller that updates a JobSet through its Go type. A manifest holds no such
+// thing, and `kubectl apply` of the unchanged manifest replaces the list whole (a JSON merge patch
+// replaces lists), so the API server would refuse it: "spec.volumeClaimPolicies: Invalid value:
+// Value is immutable". Where the update's list decodes to the stored one's Go value, the stored
+// list is given back whole; where it differs, nothing is, and the rule judges the update as sent.
+void keep_stored_claim_policies(JsonView old_js, JsonView new_js, Json& ops) {
+  const MaybeJson stored = member(member(old_js, "spec"), "volumeClaimPolicies");
+  const MaybeJson sent = member(member(new_js, "spec"), "volumeClaimPolicies");
+  if (!stored || !sent || stored->type() != element_type::ARRAY ||
+      sent->type() != element_type::ARRAY)
+    return;
+  const auto kept = validation::items_of(stored), given = validation::items_of(sent);
+  if (kept.size() != given.size()) return;
+  bool identical = true;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const Likeness likeness = compare_policy(kept[i], given[i]);
+    if (likeness == Likeness::kDifferent) return;
+    identical &= likeness == Likeness::kIdentical;
+  }
+  if (identical) return;  // the retentionPolicy defaults already given back are all it lacks
+  auto value = patch::to_json(*stored);
+  if (!value.ok()) return;
+  constexpr std::string_view kBelow = "/spec/volumeClaimPolicies/";
+  Json kept_ops = Json::array();
+  for (auto& op : ops) {
+    if (!op["path"].get_ref<const std::string&>().starts_with(kBelow))
+      kept_ops.push_back(std::move(op));
+  }
+  kept_ops.push_back({{"op", "replace"},
+                      {"path", "/spec/volumeClaimPolicies"},
+                      {"value", std::move(value.value())}});
+  ops = std::move(kept_ops);
 }
 
 }  // namespace
@@ -228,8 +298,10 @@ Json defaults_patch(JsonView js) {
 
 Json restored_defaults_patch(JsonView old_js, JsonView new_js) {
   const StoredDefault stored(old_js, new_js);
-  return defaults(new_js,
-                  [&](const Tokens& path, const Json& value) { return stored.holds(path, value); });
+  Json ops = defaults(
+      new_js, [&](const Tokens& path, const Json& value) { return stored.holds(path, value); });
+  keep_stored_claim_policies(old_js, new_js, ops);
+  return ops;
 }
 
 }  // namespace jobset_webhook::defaulting

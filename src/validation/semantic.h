@@ -55,7 +55,4 @@ std::uint64_t fingerprint(const FieldKind* kind, MaybeJson v);
 void diff(const FieldKind* kind, MaybeJson old_value, MaybeJson new_value, field::Path& path,
           const DiffOptions& options, std::vector<Change>& changes);
 
-// Plain JSON equality, independent of key order and of number spelling (1 == 1.0).
-bool json_equal(MaybeJson a, MaybeJson b);
-
 }  // namespace jobset_webhook::validation

@@ -326,3 +326,52 @@ TEST_CASE("On UPDATE, defaults the update dropped come back from the stored obje
     CHECK(restored(Json::object(), old_js) == "[]");
   }
 }
+
+// The CRD's CEL rule `self == oldSelf` on spec.volumeClaimPolicies compares values as stored. A
+// JobSet that a typed client wrote (upstream's mjobset.kb.io answers with a patch to the object it
+// re-encoded) holds `status: {}` in each claim template; kubectl apply of the unchanged manifest
+// replaces the list whole. Where the two lists decode to the same Go value, the stored list comes
+// back whole (docs/e2e.md, "kubectl apply again of a JobSet with volumeClaimPolicies").
+TEST_CASE("On UPDATE, volumeClaimPolicies that decode to the stored ones come back as stored",
+          "[defaulting][update]") {
+  const Json claim = Json::parse(
+      R"({"metadata":{"name":"cache"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})");
+  Json old_js = stored_jobset();
+  old_js["spec"]["volumeClaimPolicies"] =
+      Json::array({{{"templates", {with(claim, "/status", Json::object())}},
+                    {"retentionPolicy", {{"whenDeleted", "Delete"}}}}});
+  const std::string stored_list = old_js["spec"]["volumeClaimPolicies"].dump();
+  const auto sent = [&](Json templates) {
+    Json js = old_js;
+    js["spec"]["volumeClaimPolicies"] = Json::array({{{"templates", std::move(templates)}}});
+    return js;
+  };
+  const std::string replaced =
+      R"([{"op":"replace","path":"/spec/volumeClaimPolicies","value":)" + stored_list + "}]";
+
+  SECTION("the manifest's list, without status and retentionPolicy: the stored list, whole") {
+    CHECK(restored(old_js, sent({claim})) == replaced);
+  }
+  SECTION("a storage request written another way is the same quantity") {
+    CHECK(restored(old_js, sent({with(claim, "/spec/resources/requests/storage", "1024Mi")})) ==
+          replaced);
+  }
+  SECTION("only the retentionPolicy dropped: that default comes back, as before") {
+    CHECK(
+        restored(old_js, sent({with(claim, "/status", Json::object())})) ==
+        R"([{"op":"add","path":"/spec/volumeClaimPolicies/0/retentionPolicy","value":{"whenDeleted":"Delete"}}])");
+  }
+  SECTION("a real change is left for the CEL rule to judge") {
+    const std::string only_retention =
+        R"([{"op":"add","path":"/spec/volumeClaimPolicies/0/retentionPolicy","value":{"whenDeleted":"Delete"}}])";
+    CHECK(restored(old_js, sent({with(claim, "/spec/resources/requests/storage", "2Gi")})) ==
+          only_retention);
+    CHECK(restored(old_js, sent({with(claim, "/status", {{"phase", "Pending"}})})) ==
+          only_retention);
+    CHECK(restored(old_js, sent({claim, claim})) == only_retention);
+    Json retained = sent({claim});
+    retained["spec"]["volumeClaimPolicies"][0]["retentionPolicy"] = {{"whenDeleted", "Retain"}};
+    CHECK(restored(old_js, retained) == "[]");
+  }
+  SECTION("the stored list unchanged gets no patch") { CHECK(restored(old_js, old_js) == "[]"); }
+}

@@ -32,6 +32,11 @@ namespace jobset_webhook::defaulting {
 // server-side apply loop (kubernetes-sigs/jobset issue 926: the webhook re-adds a field the
 // applier's manifest omits, the applier removes it again, and so on), and a default the stored
 // object never held stays out, as upstream's CREATE-only webhook leaves it.
+// One more thing comes back whole: spec.volumeClaimPolicies as stored, when the update's list
+// decodes to the same Go value (validation::claim_templates_equal) but is not the same JSON. The
+// CRD's CEL rule `self == oldSelf` compares the JSON, and a JobSet written by a typed client
+// (upstream's mjobset.kb.io, a controller) holds `status: {}` in each claim template, which no
+// manifest does: re-applying the manifest would be refused.
 [[nodiscard]] Json restored_defaults_patch(JsonView old_js, JsonView new_js);
 
 // The defaults the JobSet CRD's schema declares (every `default:` of jobset v0.12.0's CRD, the

@@ -45,4 +45,7 @@ inline constexpr std::int64_t kMaxInt32 = std::numeric_limits<std::int32_t>::max
 // conversion of an out-of-range number would after the API server let it through.
 std::int32_t wrap_int32(std::int64_t v);
 
+// Plain JSON equality, independent of key order and of number spelling (1 == 1.0).
+bool json_equal(MaybeJson a, MaybeJson b);
+
 }  // namespace jobset_webhook::validation

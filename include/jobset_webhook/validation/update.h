@@ -19,6 +19,7 @@
 #include "jobset_webhook/field/error.h"
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/policy.h"
+#include "jobset_webhook/validation/read.h"
 
 namespace jobset_webhook::validation {
 
@@ -45,5 +46,11 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
 // name-keyed lists: replicatedJobs, containers, volumes, env; an atomic list as a whole). A
 // `review` never needs it: the API server has already refused such an object. Never throws.
 field::ErrorList validate_update_schema(JsonView old_js, JsonView new_js);
+
+// True when two lists of PersistentVolumeClaims (a volumeClaimPolicy's `templates`) decode to
+// equal Go values (equality.Semantic.DeepEqual of []corev1.PersistentVolumeClaim): a claim's
+// metadata and spec compared as semantic.h compares them, an empty `status` ({}, which Go's
+// encoder writes for a claim that has none) equal to an absent one. Never throws.
+bool claim_templates_equal(MaybeJson a, MaybeJson b);
 
 }  // namespace jobset_webhook::validation

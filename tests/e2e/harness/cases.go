@@ -24,6 +24,7 @@ func (s *Suite) RunAll() {
 	s.Run("scale up with kubectl apply, down with kubectl patch", s.scaleApplyThenPatch)
 	s.Run("scale with kubectl apply of a manifest that leaves completionMode to the defaults", s.scaleApplyDefaultsLeftOut)
 	s.Run("server-side apply three times leaves generation alone; a scale by server-side apply", s.serverSideApplyStable)
+	s.Run("kubectl apply again of a JobSet with volumeClaimPolicies that upstream's defaulting stored: allowed", s.reapplyVolumeClaimPolicies)
 	s.Run("image change refused, kubectl names the field", s.refuseImage)
 	s.Run("renamed replicatedJob refused, kubectl names the field", s.refuseRename)
 	s.Run("reordered replicatedJobs refused, kubectl names the field", s.refuseReorder)
