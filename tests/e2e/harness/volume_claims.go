@@ -16,8 +16,11 @@ import (
 func (s *Suite) reapplyVolumeClaimPolicies(t *T) {
 	ns := t.Namespace("vcp")
 	manifest := func(replicas int) string {
-		return strings.Replace(jobsetYAML("vcp", replicas, "busybox:1.36", false),
-			"  replicatedJobs:\n",
+		mounted := strings.Replace(jobsetYAML("vcp", replicas, "busybox:1.36", false),
+			"              command: [\"sleep\", \"600\"]\n",
+			"              command: [\"sleep\", \"600\"]\n"+
+				"              volumeMounts: [{name: cache, mountPath: /cache}]\n", 1)
+		return strings.Replace(mounted, "  replicatedJobs:\n",
 			"  volumeClaimPolicies:\n"+
 				"  - templates:\n"+
 				"    - metadata: {name: cache}\n"+
