@@ -9,7 +9,7 @@ kind=$1 name=$2
 shift 2
 case "$kind" in
   command) command -v "$name" >/dev/null 2>&1 && exec "$@"; why="command $name not found" ;;
-  directory) [ -d "$name" ] && exec "$@"; why="directory $name not found" ;;
+  directory) [ -d "$name" ] && exec "$@"; why="directory ${name:-(none named)} not found" ;;
   skip) why=$name ;;
   *) echo "if_present.sh: unknown kind $kind" >&2; exit 2 ;;
 esac
