@@ -14,15 +14,16 @@
 // - Each connection has a ConnectionContext that route callbacks receive as an argument (register
 //   them through with_connection), to time the request, pass what the access log needs, and ask
 //   for the connection to be closed.
-// Everything here that depends on httplib's internals (the virtual process_and_close_socket, the
-// members it reaches, the Stream TlsStream implements) is written against cpp-httplib 0.11.4, and
-// https_server.cpp refuses to compile against another version.
 // - begin_drain(): from then on every response says `Connection: close` and its connection closes
 //   after it; new connections are still accepted and served the same way. close_idle(): idle
 //   connections close at once, except one that has not yet received its first request (a client
 //   dials only to send one, and closing under it would lose that request): it waits for it, within
 //   the read timeout. Together with stop() (no new connections) and the accept loop's end (every
 //   connection finished) this is a graceful shutdown.
+//
+// Everything here that depends on httplib's internals (the virtual process_and_close_socket, the
+// members it reaches, the Stream TlsStream implements) is written against cpp-httplib 0.11.4, and
+// https_server.cpp refuses to compile against another version.
 
 #include <atomic>
 #include <chrono>
