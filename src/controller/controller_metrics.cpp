@@ -23,6 +23,14 @@ std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t jo
   out.sample("jobset_scale_down_queue_depth", {}, queue_depth.load());
   out.family("jobset_scale_down_leader", "gauge", "1 while this replica holds the Lease");
   out.sample("jobset_scale_down_leader", {}, static_cast<std::int64_t>(leader.load()));
+  out.family("jobset_scale_down_waiting_jobsets", "gauge",
+             "JobSets with Jobs above replicas that the controller leaves in place, by reason: "
+             "newer_attempt (the JobSet read is older than its Jobs), managed_elsewhere "
+             "(spec.managedBy), forbidden (DELETE refused by RBAC), delete_failed");
+  for (int r = 1; r < kWaitReasons; ++r) {
+    out.sample("jobset_scale_down_waiting_jobsets",
+               {{"reason", to_string(static_cast<WaitReason>(r))}}, waiting[r].load());
+  }
   out.family("jobset_scale_down_lists_total", "counter",
              "Full lists of a watched collection (start, and relists after 410 Gone)");
   out.sample("jobset_scale_down_lists_total", {{"resource", "jobsets"}}, jobset_lists);

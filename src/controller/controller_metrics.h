@@ -2,11 +2,13 @@
 
 // The scale-down controller's metrics: counters and gauges its loop updates without a lock.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
 
 #include "jobset_webhook/metrics/histogram.h"
+#include "plan_scale_down.h"
 
 namespace jobset_webhook::controller {
 
@@ -17,6 +19,8 @@ struct ControllerMetrics {
   std::atomic<std::uint64_t> relists{0};
   std::atomic<std::int64_t> queue_depth{0};
   std::atomic<int> leader{0};
+  // JobSets with Jobs above replicas left in place, by WaitReason (kNone unused).
+  std::array<std::atomic<std::int64_t>, kWaitReasons> waiting{};
   metrics::Histogram reconcile_duration{metrics::fine_buckets()};
 
   // The exposition of /metrics: these, the lists of each watch, and the process's own.

@@ -96,6 +96,21 @@ LeaseStep LeaseElector::step(const std::optional<Json>& lease, Clock::time_point
   return out;
 }
 
+std::optional<Json> LeaseElector::release(const std::optional<Json>& lease,
+                                          const std::string& now_micro) {
+  renewed_at_.reset();
+  if (!lease || !lease->is_object() || spec_string(*lease, "holderIdentity") != identity_)
+    return std::nullopt;
+  Json out = *lease;  // at the resourceVersion read
+  auto& spec = out["spec"];
+  if (!spec.is_object()) spec = Json::object();
+  spec["holderIdentity"] = "";
+  spec["leaseDurationSeconds"] = 1;
+  spec["acquireTime"] = now_micro;
+  spec["renewTime"] = now_micro;
+  return out;
+}
+
 void LeaseElector::written(Clock::time_point at) { renewed_at_ = at; }
 
 bool LeaseElector::leading(Clock::time_point now) const {

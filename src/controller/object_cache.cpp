@@ -18,6 +18,23 @@ std::string label(const Json& obj, const char* key) {
   return v != labels->end() && v->is_string() ? v->get<std::string>() : "";
 }
 
+Json trim_for_cache(Json object) {
+  if (!object.is_object()) return object;
+  if (const auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
+    meta->erase("managedFields");
+    meta->erase("annotations");
+  }
+  const auto spec = object.find("spec");
+  if (spec == object.end() || !spec->is_object()) return object;
+  spec->erase("template");
+  if (const auto rjobs = spec->find("replicatedJobs"); rjobs != spec->end() && rjobs->is_array()) {
+    for (auto& r : *rjobs) {
+      if (r.is_object()) r.erase("template");
+    }
+  }
+  return object;
+}
+
 std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
 }  // namespace jobset_webhook::controller

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "jobset_webhook/json.h"
-#include "jobset_webhook/kube/client.h"
+#include "jobset_webhook/kube/api.h"
 #include "plan_scale_down.h"
 
 namespace jobset_webhook::controller {
@@ -21,6 +21,12 @@ std::string label(const Json& obj, const char* key);
 // "namespace/name", the key of the work queue and the cache.
 std::string key_of(const std::string& ns, const std::string& name);
 
+// What the cache keeps of a watched object: everything but metadata.managedFields,
+// metadata.annotations and the pod templates (a Job's spec.template, a JobSet's
+// spec.replicatedJobs[].template), which no plan reads and which are most of an object's size,
+// as client-go's informers drop managedFields with a transform. Never throws.
+Json trim_for_cache(Json object);
+
 // What the watches have seen: JobSets by namespace/name, Jobs by namespace/name.
 class Cache {
  public:
@@ -31,7 +37,8 @@ class Cache {
     for (const auto& [k, v] : target) touched.insert(owner_key(&target, v));
     target.clear();
     for (const auto& item : items) {
-      target[key_of(meta_string(item, "namespace"), meta_string(item, "name"))] = item;
+      target[key_of(meta_string(item, "namespace"), meta_string(item, "name"))] =
+          trim_for_cache(item);
       touched.insert(owner_key(&target, item));
     }
   }
@@ -43,7 +50,7 @@ class Cache {
     if (e.type == "DELETED") {
       target.erase(k);
     } else {
-      target[k] = e.object;
+      target[k] = trim_for_cache(e.object);
     }
     return owner_key(&target, e.object);
   }

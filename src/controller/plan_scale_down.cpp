@@ -113,6 +113,17 @@ const char* to_string(Propagation p) {
   return p == Propagation::kForeground ? "Foreground" : "Background";
 }
 
+const char* to_string(WaitReason r) {
+  switch (r) {
+    case WaitReason::kNone: return "none";
+    case WaitReason::kNewerAttempt: return "newer_attempt";
+    case WaitReason::kManagedElsewhere: return "managed_elsewhere";
+    case WaitReason::kForbidden: return "forbidden";
+    case WaitReason::kDeleteFailed: return "delete_failed";
+  }
+  return "none";
+}
+
 ScaleDownPlan plan_scale_down(const Json& jobset, const std::vector<Json>& jobs) {
   ScaleDownPlan plan;
   const Json* meta = member(&jobset, "metadata");
@@ -126,11 +137,6 @@ ScaleDownPlan plan_scale_down(const Json& jobset, const std::vector<Json>& jobs)
   // Upstream reconciles nothing once deletionTimestamp is set (jobSetMarkedForDeletion).
   if (member(meta, "deletionTimestamp") != nullptr) {
     plan.skipped = "being deleted";
-    return plan;
-  }
-  const std::string managed_by = string_at(spec, "managedBy");
-  if (!managed_by.empty() && managed_by != kJobSetControllerName) {
-    plan.skipped = "managed by " + managed_by;
     return plan;
   }
   // Upstream deletes every active Job of a finished JobSet itself (jobSetFinished).
@@ -150,33 +156,36 @@ ScaleDownPlan plan_scale_down(const Json& jobset, const std::vector<Json>& jobs)
   }
 
   std::vector<Candidate> candidates;
+  std::string newer;  // why the JobSet read is older than its Jobs, when it is
   for (const auto& job : jobs) {
     if (!controlled_by(job, uid)) continue;  // another owner's Job: never touched
     const Json* job_meta = member(&job, "metadata");
     const Json* labels = member(job_meta, "labels");
     const auto attempt = label_integer(labels, kRestartsKey);
     if (!attempt) continue;
-    // A Job of another attempt: upstream is replacing the previous attempt's Jobs (getChildJobs
-    // puts them in `previous` and deleteJobs removes them), or the JobSet seen is older than
-    // its Jobs. Either way the JobSet waits.
-    if (*attempt != restarts) {
-      plan.skipped = "restart in progress (a Job of restart attempt " + std::to_string(*attempt) +
-                     ", status.restarts " + std::to_string(restarts) + ")";
-      plan.deletions.clear();
-      return plan;
-    }
     const std::string rjob = string_at(labels, kReplicatedJobNameKey);
     const auto index = label_integer(labels, kJobIndexKey);
     if (!index) continue;
-    // With upstream's RestartJob gate, a Job whose own attempt is behind its target is being
-    // recreated by upstream.
-    if (const auto job_attempt = label_integer(labels, kJobRestartAttemptKey);
-        job_attempt && *job_attempt != target_job_restarts(status, rjob, *index)) {
-      plan.skipped = "restart in progress (Job " + string_at(job_meta, "name") +
-                     " of job restart attempt " + std::to_string(*job_attempt) + ")";
-      plan.deletions.clear();
-      return plan;
+    // With upstream's RestartJob gate, a Job's own attempt is compared with its target in
+    // status.replicatedJobsStatus[].jobRestarts.
+    const auto job_attempt = label_integer(labels, kJobRestartAttemptKey);
+    const std::int64_t job_target = target_job_restarts(status, rjob, *index);
+    // A newer attempt than the status says: the JobSet read is older than this Job, and its
+    // replicas may be too. Nothing is planned from it.
+    if (*attempt > restarts || (job_attempt && *job_attempt > job_target)) {
+      if (newer.empty()) {
+        newer = "the JobSet read is older than Job " + string_at(job_meta, "name") + " (" +
+                (*attempt > restarts ? "restart attempt " + std::to_string(*attempt) +
+                                           ", status.restarts " + std::to_string(restarts)
+                                     : "job restart attempt " + std::to_string(*job_attempt) +
+                                           ", jobRestarts " + std::to_string(job_target)) +
+                ")";
+      }
+      continue;
     }
+    // An older attempt: upstream deletes it itself (getChildJobs puts it in `previous`, and
+    // with the RestartJob gate a Job behind its target is recreated).
+    if (*attempt < restarts || (job_attempt && *job_attempt < job_target)) continue;
     const auto rj = std::find_if(replicas.begin(), replicas.end(),
                                  [&](const auto& r) { return r.first == rjob; });
     if (rj == replicas.end() || *index < rj->second) continue;       // kept: below replicas
@@ -195,6 +204,18 @@ ScaleDownPlan plan_scale_down(const Json& jobset, const std::vector<Json>& jobs)
     c.deletion.propagation = propagation_for(job, c.deletion.completed);
     c.rjob_position = static_cast<std::size_t>(rj - replicas.begin());
     candidates.push_back(std::move(c));
+  }
+  const std::string managed_by = string_at(spec, "managedBy");
+  const bool elsewhere = !managed_by.empty() && managed_by != kJobSetControllerName;
+  if (elsewhere) {
+    plan.skipped = "managed by " + managed_by;
+    if (!candidates.empty()) plan.waiting = WaitReason::kManagedElsewhere;
+    return plan;
+  }
+  if (!newer.empty()) {
+    plan.skipped = newer;
+    plan.waiting = WaitReason::kNewerAttempt;
+    return plan;
   }
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     if (a.rjob_position != b.rjob_position) return a.rjob_position < b.rjob_position;

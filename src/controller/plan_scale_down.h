@@ -21,7 +21,8 @@
 //   garbage collector deletes its Pods, so a Job whose Pods could push it past its backoffLimit
 //   is deleted with Background propagation instead (the Job is gone at once; its Pods follow).
 // - Jobs whose restart-attempt label is below status.restarts are the previous attempt's:
-//   upstream deletes them itself (deleteJobs, foreground).
+//   upstream deletes them itself (deleteJobs, foreground). One held back (a finalizer, Pods
+//   Terminating on a lost node) must not hold back a scale-down of the current attempt.
 
 #include <cstdint>
 #include <string>
@@ -56,26 +57,46 @@ struct Deletion {
   bool completed = false;  // the Job had succeeded (it would count for the success policy)
 };
 
+// Why Jobs above replicas are left where they are. The plan sets the first two; the loop around
+// it the last two, from the API server's answers.
+enum class WaitReason {
+  kNone,
+  // A Job carries a restart attempt newer than the JobSet's status: the JobSet read is older
+  // than its Jobs. Passes once the JobSet is read again.
+  kNewerAttempt,
+  // spec.managedBy names another controller: its Jobs are its own.
+  kManagedElsewhere,
+  // The API server refused the DELETE (403): the controller's RBAC lacks it.
+  kForbidden,
+  // The DELETE failed otherwise (5xx, no answer, a webhook on Jobs that refused it).
+  kDeleteFailed,
+};
+inline constexpr int kWaitReasons = 5;
+
+// The reason's label value in metrics and its word in Events: "newer_attempt", ...
+const char* to_string(WaitReason r);
+
 struct ScaleDownPlan {
   // Highest index first within a ReplicatedJob; ReplicatedJobs in spec order.
   std::vector<Deletion> deletions;
   // Why the JobSet as a whole is left alone ("being deleted", "restart in progress", ...);
   // empty when it was looked at.
   std::string skipped;
+  // Set, with `skipped`, when that leaves Jobs above replicas that would otherwise be deleted.
+  WaitReason waiting = WaitReason::kNone;
 };
 
 // The Jobs to delete: for each spec.replicatedJobs[i], the Jobs of the current restart attempt
-// (restart-attempt label == status.restarts) whose job-index label is >= replicas, whose
+// (restart-attempt label == status.restarts and, with per-Job restarts, job-restart-attempt ==
+// status.replicatedJobsStatus[].jobRestarts[index]) whose job-index label is >= replicas, whose
 // controller owner is this JobSet (kind JobSet, apiVersion jobset.x-k8s.io/v1alpha2, same UID),
 // that are not already being deleted and have not failed (a failed Job is upstream's to handle:
-// its failure policy restarts or fails the JobSet).
+// its failure policy restarts or fails the JobSet). Jobs of an older attempt are upstream's to
+// delete: never named, and they hold nothing back.
 // Nothing at all when the JobSet is being deleted, finished (Completed or Failed condition),
-// managed by another controller (spec.managedBy), or restarting: a Job of the JobSet carries
-// another restart attempt (upstream is still replacing the previous attempt's Jobs, or the
-// JobSet seen is older than its Jobs), or, with per-Job restarts, a Job's job-restart-attempt
-// differs from status.replicatedJobsStatus[].jobRestarts[index]. Nothing on a scale-up: only
-// Jobs at or above replicas are ever named. Jobs whose labels cannot be read are left alone.
-// Never throws.
+// managed by another controller (spec.managedBy), or older than its Jobs (a Job carries a newer
+// attempt than the JobSet's status). Nothing on a scale-up: only Jobs at or above replicas are
+// ever named. Jobs whose labels cannot be read are left alone. Never throws.
 [[nodiscard]] ScaleDownPlan plan_scale_down(const Json& jobset, const std::vector<Json>& jobs);
 
 }  // namespace jobset_webhook::controller

@@ -20,6 +20,7 @@
 #include "controller_metrics.h"
 #include "object_cache.h"
 #include "plan_scale_down.h"
+#include "reconciler.h"
 #include "work_queue.h"
 #include "jobset_webhook/kube/client.h"
 #include "jobset_webhook/kube/reflector.h"
@@ -31,8 +32,6 @@ namespace jobset_webhook::controller {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr const char* kComponent = "jobset-scale-down-controller";
-constexpr const char* kJobSetGroupVersion = "jobset.x-k8s.io/v1alpha2";
 
 std::mutex log_mu;
 
@@ -41,22 +40,6 @@ void log_line(const char* level, const std::string& message) {
   std::lock_guard lock(log_mu);
   std::fprintf(stderr, "%s %s %s\n", micro_time(std::chrono::system_clock::now()).c_str(), level,
                message.c_str());
-}
-
-// spec.replicatedJobs[name].replicas, for messages.
-std::int64_t replicas_of(const Json& js, const std::string& rjob) {
-  const auto spec = js.find("spec");
-  if (spec == js.end() || !spec->is_object()) return 0;
-  const auto rjobs = spec->find("replicatedJobs");
-  if (rjobs == spec->end() || !rjobs->is_array()) return 0;
-  for (const auto& r : *rjobs) {
-    if (!r.is_object()) continue;
-    const auto n = r.find("name");
-    if (n == r.end() || !n->is_string() || *n != rjob) continue;
-    const auto v = r.find("replicas");
-    return v != r.end() && v->is_number_integer() ? v->get<std::int64_t>() : 1;
-  }
-  return 0;
 }
 
 // <POD_NAME or hostname>_<random>, as client-go's hostname_uuid: a restarted process is a new
@@ -88,7 +71,9 @@ class Controller {
                  "", handlers(cache_.jobsets), kube::Backoff{}, options.watch_timeout_seconds),
         jobs_(client_, kube::group_path("batch/v1", options.watch_namespace, "jobs"),
               kJobSetNameKey, handlers(cache_.jobs), kube::Backoff{},
-              options.watch_timeout_seconds) {}
+              options.watch_timeout_seconds),
+        reconciler_(ReconcilerEnv{client_, cache_, metrics_, [this] { return leading(); },
+                                  [] { return Clock::now(); }, log_line, elector_.identity()}) {}
 
   int run(const std::atomic<bool>& stop) {
     httplib::Server http;
@@ -134,12 +119,13 @@ class Controller {
     // in flight (watches, the Lease) cancelled.
     queue_.shut_down();
     worker.join();
+    // The Lease is handed over before the client's requests are cancelled.
+    elector_cv_.notify_all();
+    elector.join();
     jobsets_.stop();
     jobs_.stop();
-    elector_cv_.notify_all();
     jobsets_thread.join();
     jobs_thread.join();
-    elector.join();
     if (http_thread.joinable()) {
       http.stop();
       http_thread.join();
@@ -214,7 +200,25 @@ class Controller {
       std::unique_lock lock(elector_mu_);
       elector_cv_.wait_for(lock, options_.lease.retry_period, [this] { return stopping_.load(); });
     }
+    release_lease(lease_path);
     metrics_.leader = 0;
+  }
+
+  // As client-go's ReleaseOnCancel: the next candidate takes over at once, not a lease duration
+  // after the last renewal.
+  void release_lease(const std::string& lease_path) {
+    auto got = client_.get(lease_path);
+    if (!got.ok()) return;
+    std::optional<Json> update;
+    {
+      std::lock_guard lock(lease_mu_);
+      update = elector_.release(got.value(), micro_time(std::chrono::system_clock::now()));
+    }
+    if (!update) return;
+    auto written = client_.update(lease_path, *update);
+    log_line(written.ok() ? "info" : "warn", written.ok()
+                                                 ? "released Lease " + lease_path
+                                                 : "release lease: " + written.failure().message);
   }
 
   void enqueue_all() {
@@ -229,101 +233,22 @@ class Controller {
         continue;
       }
       const auto started = Clock::now();
-      const bool ok = reconcile(*key);
+      const Outcome outcome = reconciler_.reconcile(*key);
       metrics_.reconcile_duration.observe(Clock::now() - started);
       ++metrics_.reconciles;
-      if (ok) {
-        failures_.erase(*key);
-      } else {
+      if (outcome == Outcome::kRetry) {
         ++metrics_.reconcile_errors;
         const int n = failures_[*key]++;
         queue_.add_after(
             *key,
             kube::Backoff{std::chrono::milliseconds(500), std::chrono::milliseconds(60000)}.delay(
                 n, 0.5));
+      } else {
+        failures_.erase(*key);
+        if (outcome == Outcome::kRecheck) queue_.add_after(*key, kNewerAttemptRecheck);
       }
       queue_.done(*key);
     }
-  }
-
-  // Deletes what the plan names; false when a deletion must be retried.
-  bool reconcile(const std::string& key) {
-    auto snap = cache_.snapshot(key);
-    if (!snap) return true;  // the JobSet is gone: its Jobs go with it (garbage collector)
-    const Json& js = snap->first;
-    const ScaleDownPlan plan = plan_scale_down(js, snap->second);
-    if (!plan.skipped.empty() || plan.deletions.empty()) return true;
-    const std::string ns = meta_string(js, "namespace");
-    const std::string name = meta_string(js, "name");
-    bool ok = true;
-    for (const auto& d : plan.deletions) {
-      if (recently_deleted(d.uid)) continue;
-      // Only the leader acts: checked again before every write.
-      if (!leading()) return true;
-      auto res = client_.remove(kube::group_path("batch/v1", ns, "jobs", d.name),
-                                kube::DeleteOptions{to_string(d.propagation), d.uid});
-      if (!res.ok()) {
-        const int code = res.failure().code;
-        // 404: already gone; 409: the precondition failed, the name now holds a newer Job
-        // (the plan will see it on its own event).
-        if (code == 404 || code == 409) {
-          log_line("info", "job " + ns + "/" + d.name + ": " + res.failure().message);
-          continue;
-        }
-        log_line("error", "delete job " + ns + "/" + d.name + ": " + res.failure().message);
-        ok = false;
-        break;  // keep the order: no lower index before this one is gone
-      }
-      deleted_[d.uid] = Clock::now();
-      ++metrics_.jobs_deleted;
-      const std::int64_t replicas = replicas_of(js, d.replicated_job);
-      const std::string message = "Deleted Job " + d.name + " (index " + std::to_string(d.index) +
-                                  " of replicatedJob " + d.replicated_job + ", replicas " +
-                                  std::to_string(replicas) + ", " + to_string(d.propagation) +
-                                  " propagation" + (d.completed ? ", had completed" : "") + ")";
-      log_line("info", ns + "/" + name + ": " + message);
-      record_event(js, "ScaleDownDeletedJob", message);
-    }
-    return ok;
-  }
-
-  // A Job deleted by us in the last minute: its deletion may not have reached the cache yet.
-  bool recently_deleted(const std::string& uid) {
-    const auto now = Clock::now();
-    for (auto it = deleted_.begin(); it != deleted_.end();) {
-      it = now - it->second > std::chrono::minutes(1) ? deleted_.erase(it) : std::next(it);
-    }
-    return deleted_.count(uid) > 0;
-  }
-
-  void record_event(const Json& js, const std::string& reason, const std::string& message) {
-    const std::string ns = meta_string(js, "namespace");
-    const std::string now = rfc3339(std::chrono::system_clock::now());
-    const Json event = {
-        {"apiVersion", "v1"},
-        {"kind", "Event"},
-        {"metadata", {{"generateName", meta_string(js, "name") + "."}, {"namespace", ns}}},
-        {"involvedObject",
-         {{"apiVersion", kJobSetGroupVersion},
-          {"kind", "JobSet"},
-          {"name", meta_string(js, "name")},
-          {"namespace", ns},
-          {"uid", meta_string(js, "uid")},
-          {"resourceVersion", meta_string(js, "resourceVersion")}}},
-        {"reason", reason},
-        {"message", message},
-        {"type", "Normal"},
-        {"source", {{"component", kComponent}}},
-        {"firstTimestamp", now},
-        {"lastTimestamp", now},
-        {"count", 1},
-        {"reportingComponent", kComponent},
-        {"reportingInstance", elector_.identity()},
-    };
-    auto res = client_.create(kube::core_path(ns, "events"), event);
-    if (!res.ok())
-      log_line("warn",
-               "event for " + ns + "/" + meta_string(js, "name") + ": " + res.failure().message);
   }
 
   const ControllerOptions options_;
@@ -335,13 +260,12 @@ class Controller {
   LeaseElector elector_;
   kube::Reflector jobsets_;
   kube::Reflector jobs_;
+  Reconciler reconciler_;  // worker thread only
   std::atomic<bool> stopping_{false};
   std::mutex lease_mu_;  // guards elector_, which the worker asks and the election loop moves
   std::mutex elector_mu_;
   std::condition_variable elector_cv_;
-  // Worker-thread only.
-  std::map<std::string, int> failures_;
-  std::map<std::string, Clock::time_point> deleted_;
+  std::map<std::string, int> failures_;  // worker thread only
 };
 
 }  // namespace

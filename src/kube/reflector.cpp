@@ -14,7 +14,7 @@ std::chrono::milliseconds Backoff::delay(int failures, double jitter) const {
   return std::chrono::milliseconds(static_cast<std::int64_t>(ms));
 }
 
-Reflector::Reflector(Client& client, std::string path, std::string label_selector,
+Reflector::Reflector(Api& client, std::string path, std::string label_selector,
                      ReflectorHandlers handlers, Backoff backoff, int watch_timeout_seconds)
     : client_(client),
       path_(std::move(path)),

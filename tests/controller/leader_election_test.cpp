@@ -87,3 +87,24 @@ TEST_CASE("Times are written as metav1.MicroTime and metav1.Time",
   CHECK(micro_time(t) == "2025-12-01T15:04:05.123456Z");
   CHECK(rfc3339(t) == "2025-12-01T15:04:05Z");
 }
+
+TEST_CASE("On shutdown the holder hands its Lease over at once, and only its own",
+          "[controller][leader_election]") {
+  LeaseElector e("ns", "l", "me", timings());
+  const auto t0 = LeaseElector::Clock::time_point{} + 100s;
+  e.written(t0);
+  const auto released = e.release(lease("me", "r1", 2), "T");
+  REQUIRE(released);
+  CHECK(released->at("metadata").at("resourceVersion") == "42");
+  CHECK(released->at("spec").at("holderIdentity") == "");
+  CHECK(released->at("spec").at("leaseDurationSeconds") == 1);
+  CHECK(released->at("spec").at("renewTime") == "T");
+  CHECK(released->at("spec").at("leaseTransitions") == 2);
+  CHECK_FALSE(e.leading(t0));  // stops acting before the write
+  // The next candidate takes it without waiting a lease duration.
+  LeaseElector next("ns", "l", "next", timings());
+  CHECK(next.step(*released, t0, "T").action == Action::kUpdate);
+  // Someone else's Lease is left as it is.
+  CHECK_FALSE(e.release(lease("other", "r1"), "T"));
+  CHECK_FALSE(e.release(std::nullopt, "T"));
+}

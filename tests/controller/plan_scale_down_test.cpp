@@ -4,60 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "support/child_jobs.h"
+
 using jobset_webhook::Json;
 using namespace jobset_webhook::controller;
+using namespace jobset_webhook::testing;
 
 namespace {
-
-// A JobSet as the API server stores it: workers (replicas `workers`) and one driver.
-Json jobset(std::int64_t workers, std::int64_t restarts = 0) {
-  return Json{
-      {"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-      {"kind", "JobSet"},
-      {"metadata", {{"name", "js"}, {"namespace", "ns"}, {"uid", "js-uid"}}},
-      {"spec",
-       {{"replicatedJobs", Json::array({Json{{"name", "driver"}, {"replicas", 1}},
-                                        Json{{"name", "workers"}, {"replicas", workers}}})}}},
-      {"status", {{"restarts", restarts}}},
-  };
-}
-
-// A child Job as upstream's constructJob labels it, owned by the JobSet above.
-Json job(const std::string& rjob, std::int64_t index, std::int64_t attempt = 0) {
-  const std::string name = "js-" + rjob + "-" + std::to_string(index);
-  return Json{
-      {"apiVersion", "batch/v1"},
-      {"kind", "Job"},
-      {"metadata",
-       {{"name", name},
-        {"namespace", "ns"},
-        {"uid", name + "-uid"},
-        {"labels",
-         {{kJobSetNameKey, "js"},
-          {kReplicatedJobNameKey, rjob},
-          {kJobIndexKey, std::to_string(index)},
-          {kRestartsKey, std::to_string(attempt)}}},
-        {"ownerReferences", Json::array({Json{{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-                                              {"kind", "JobSet"},
-                                              {"name", "js"},
-                                              {"uid", "js-uid"},
-                                              {"controller", true},
-                                              {"blockOwnerDeletion", true}}})}}},
-      {"spec", {{"parallelism", 1}, {"completions", 1}, {"backoffLimit", 6}}},
-      {"status", {{"active", 1}}},
-  };
-}
-
-std::vector<Json> workers(std::int64_t n) {
-  std::vector<Json> out = {job("driver", 0)};
-  for (std::int64_t i = 0; i < n; ++i) out.push_back(job("workers", i));
-  return out;
-}
-
-Json with_condition(Json j, const char* type) {
-  j["status"]["conditions"] = Json::array({Json{{"type", type}, {"status", "True"}}});
-  return j;
-}
 
 // "name/propagation" per deletion, in plan order, or "skipped: <why>".
 std::string describe(const ScaleDownPlan& plan) {
@@ -203,11 +156,17 @@ TEST_CASE("plan_scale_down names the Jobs above replicas, highest index first",
     cases.push_back({"managedBy upstream's own controller", js, workers(4),
                      "js-workers-3/Foreground, js-workers-2/Foreground"});
   }
+  // status.restarts went to 1: the attempt-0 Jobs are upstream's to delete.
+  cases.push_back(
+      {"restart: previous attempt's Jobs are never named", jobset(2, 1), workers(4), ""});
   {
-    // status.restarts went to 1: the attempt-0 Jobs are upstream's to delete.
-    cases.push_back({"restart: previous attempt's Jobs still there", jobset(2, 1), workers(4),
-                     "skipped: restart in progress (a Job of restart attempt 0, status.restarts "
-                     "1)"});
+    // Attempt 0's js-workers-3 held by a finalizer while attempt 1 runs: no hold on the rest.
+    auto jobs = workers(3);
+    for (auto& j : jobs) j["metadata"]["labels"][kRestartsKey] = "1";
+    jobs.push_back(job("workers", 3, 0));
+    jobs.back()["metadata"]["finalizers"] = Json::array({"example.com/hold"});
+    cases.push_back({"a stuck Job of an older attempt holds nothing back", jobset(1, 1), jobs,
+                     "js-workers-2/Foreground, js-workers-1/Foreground"});
   }
   {
     auto jobs = workers(4);
@@ -219,8 +178,8 @@ TEST_CASE("plan_scale_down names the Jobs above replicas, highest index first",
     auto jobs = workers(4);
     jobs[0]["metadata"]["labels"][kRestartsKey] = "2";
     cases.push_back({"a Job newer than the JobSet seen", jobset(2, 1), jobs,
-                     "skipped: restart in progress (a Job of restart attempt 2, status.restarts "
-                     "1)"});
+                     "skipped: the JobSet read is older than Job js-driver-0 (restart attempt 2, "
+                     "status.restarts 1)"});
   }
   {
     auto jobs = workers(4);
@@ -235,11 +194,19 @@ TEST_CASE("plan_scale_down names the Jobs above replicas, highest index first",
         Json::array({Json{{"name", "workers"}, {"jobRestarts", Json::array({0, 1, 0, 0})}}});
     auto jobs = workers(4);
     for (auto& j : jobs) j["metadata"]["labels"][kJobRestartAttemptKey] = "0";
-    cases.push_back({"per-Job restart in progress", js, jobs,
-                     "skipped: restart in progress (Job js-workers-1 of job restart attempt 0)"});
+    cases.push_back({"per-Job restart in progress holds nothing back", js, jobs,
+                     "js-workers-3/Foreground, js-workers-2/Foreground"});
     jobs[2]["metadata"]["labels"][kJobRestartAttemptKey] = "1";
     cases.push_back({"per-Job restarts all current", js, jobs,
                      "js-workers-3/Foreground, js-workers-2/Foreground"});
+    jobs[2]["metadata"]["labels"][kJobRestartAttemptKey] = "2";
+    cases.push_back({"a Job's own attempt newer than the JobSet seen", js, jobs,
+                     "skipped: the JobSet read is older than Job js-workers-1 (job restart "
+                     "attempt 2, jobRestarts 1)"});
+    jobs[2]["metadata"]["labels"][kJobRestartAttemptKey] = "1";
+    js["status"]["replicatedJobsStatus"][0]["jobRestarts"] = Json::array({0, 1, 0, 1});
+    cases.push_back({"a Job above replicas behind its per-Job target is upstream's", js, jobs,
+                     "js-workers-2/Foreground"});
   }
   {
     auto js = jobset(2);
@@ -256,6 +223,20 @@ TEST_CASE("plan_scale_down names the Jobs above replicas, highest index first",
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) { CHECK(describe(plan_scale_down(c.js, c.jobs)) == c.want); }
   }
+}
+
+TEST_CASE("A plan that leaves Jobs above replicas says why it waits",
+          "[controller][plan_scale_down]") {
+  auto elsewhere = jobset(2);
+  elsewhere["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue";
+  CHECK(plan_scale_down(elsewhere, workers(4)).waiting == WaitReason::kManagedElsewhere);
+  CHECK(plan_scale_down(elsewhere, workers(2)).waiting == WaitReason::kNone);
+  auto jobs = workers(2);
+  jobs[1]["metadata"]["labels"][kRestartsKey] = "1";
+  CHECK(plan_scale_down(jobset(2), jobs).waiting == WaitReason::kNewerAttempt);
+  CHECK(plan_scale_down(jobset(2), workers(4)).waiting == WaitReason::kNone);
+  CHECK(plan_scale_down(with_condition(jobset(2), "Completed"), workers(4)).waiting ==
+        WaitReason::kNone);
 }
 
 TEST_CASE("A deletion carries the Job's UID, ReplicatedJob, index and completion",

@@ -3,6 +3,7 @@
 // grants exactly what the controller calls, and the webhook's policy says the controller is
 // installed. Skipped with a warning where kubectl is absent.
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <string>
@@ -19,26 +20,44 @@ using namespace jobset_webhook::testing;
 
 namespace {
 
-std::vector<Json> render_with_component(const ManifestsCopy& copy) {
-  const auto dir = copy.root() / "with-scale-down-controller";
+std::vector<Json> render_with_component(const ManifestsCopy& copy,
+                                        const std::string& component = "scale-down-controller") {
+  const auto dir = copy.root() / ("with-" + component);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "kustomization.yaml") << "apiVersion: kustomize.config.k8s.io/v1beta1\n"
                                                "kind: Kustomization\n"
                                                "resources:\n- ../base\n"
                                                "components:\n"
-                                               "- ../components/scale-down-controller\n";
+                                               "- ../components/" +
+                                                   component + "\n";
   return render(dir);
 }
 
-// "group resource verb" for every rule of a Role or ClusterRole.
+// What the controller calls on JobSets, Jobs and Events (scale-down-controller/rbac.yaml).
+const std::set<std::string> kWatchedGrants = {
+    "jobset.x-k8s.io jobsets get",
+    "jobset.x-k8s.io jobsets list",
+    "jobset.x-k8s.io jobsets watch",
+    "batch jobs list",
+    "batch jobs watch",
+    "batch jobs delete",
+    " events create",
+};
+
+// "group resource verb" for every rule of a Role or ClusterRole, with " name" for each of the
+// rule's resourceNames.
 std::set<std::string> grants(const Json& role) {
   std::set<std::string> out;
   for (const auto& rule : role["rules"]) {
+    const Json names = rule.value("resourceNames", Json::array({""}));
     for (const auto& group : rule["apiGroups"]) {
       for (const auto& resource : rule["resources"]) {
         for (const auto& verb : rule["verbs"]) {
-          out.insert(group.get<std::string>() + " " + resource.get<std::string>() + " " +
-                     verb.get<std::string>());
+          for (const auto& name : names) {
+            const std::string n = name.get<std::string>();
+            out.insert(group.get<std::string>() + " " + resource.get<std::string>() + " " +
+                       verb.get<std::string>() + (n.empty() ? "" : " " + n));
+          }
         }
       }
     }
@@ -58,20 +77,13 @@ TEST_CASE("The scale-down controller component renders a Deployment, its RBAC an
   const auto objects = render_with_component(copy);
 
   const Json cluster_role = one_of_kind(objects, "ClusterRole", "jobset-scale-down-controller");
-  CHECK(grants(cluster_role) == std::set<std::string>{
-                                    "jobset.x-k8s.io jobsets get",
-                                    "jobset.x-k8s.io jobsets list",
-                                    "jobset.x-k8s.io jobsets watch",
-                                    "batch jobs list",
-                                    "batch jobs watch",
-                                    "batch jobs delete",
-                                    " events create",
-                                });
+  CHECK(grants(cluster_role) == kWatchedGrants);
   const Json role = one_of_kind(objects, "Role", "jobset-scale-down-controller-leader-election");
   CHECK(role["metadata"]["namespace"] == "jobset-system");
-  CHECK(grants(role) == std::set<std::string>{"coordination.k8s.io leases get",
-                                              "coordination.k8s.io leases create",
-                                              "coordination.k8s.io leases update"});
+  CHECK(grants(role) ==
+        std::set<std::string>{"coordination.k8s.io leases create",
+                              "coordination.k8s.io leases get jobset-scale-down-controller",
+                              "coordination.k8s.io leases update jobset-scale-down-controller"});
   for (const char* kind : {"ClusterRoleBinding", "RoleBinding"}) {
     const Json binding = one_of_kind(objects, kind);
     CHECK(binding["subjects"] ==
@@ -86,6 +98,9 @@ TEST_CASE("The scale-down controller component renders a Deployment, its RBAC an
   const auto args = pod["containers"][0]["args"].get<std::vector<std::string>>();
   REQUIRE(!args.empty());
   CHECK(args[0] == "scale-down-controller");
+  // The Lease the Role names by resourceNames is the one the controller holds.
+  CHECK(std::find(args.begin(), args.end(), "--lease-name=jobset-scale-down-controller") !=
+        args.end());
   // The flags as written, with a kubeconfig that does not exist: the process gets past flag
   // parsing (which would say "The following argument was not expected" or similar) and stops at
   // reading the configuration.
@@ -112,4 +127,28 @@ TEST_CASE("The scale-down controller component renders a Deployment, its RBAC an
   REQUIRE(policy.ok());
   CHECK(policy.value().elastic.scale_down == jobset_webhook::Policy::ScaleDown::kController);
   CHECK(policy.value().elastic.replicas);
+}
+
+TEST_CASE("The namespaced variant grants the same rules in the one namespace it watches",
+          "[deploy][scale_down_controller]") {
+  if (!have_kubectl()) {
+    WARN("kubectl not found: skipped");
+    return;
+  }
+  ManifestsCopy copy;
+  const auto objects = render_with_component(copy, "scale-down-controller-namespaced");
+  for (const auto& o : objects) CHECK(o["kind"] != "ClusterRole");
+  for (const auto& o : objects) CHECK(o["kind"] != "ClusterRoleBinding");
+  const Json role = one_of_kind(objects, "Role", "jobset-scale-down-controller");
+  CHECK(role["metadata"]["namespace"] == "default");
+  CHECK(grants(role) == kWatchedGrants);
+  const Json binding = one_of_kind(objects, "RoleBinding", "jobset-scale-down-controller");
+  CHECK(binding["metadata"]["namespace"] == "default");
+  CHECK(binding["roleRef"]["kind"] == "Role");
+  const Json deployment = one_of_kind(objects, "Deployment", "jobset-scale-down-controller");
+  const auto args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+                        .get<std::vector<std::string>>();
+  CHECK(std::find(args.begin(), args.end(), "--namespace=default") != args.end());
+  CHECK(std::find(args.begin(), args.end(), "--lease-name=jobset-scale-down-controller") !=
+        args.end());
 }

@@ -43,6 +43,11 @@ class LeaseElector {
   LeaseStep step(const std::optional<Json>& lease, Clock::time_point now,
                  const std::string& now_micro);
 
+  // On shutdown, as client-go's ReleaseOnCancel: when the Lease just read is ours, the update
+  // that hands it over at once (holderIdentity empty, leaseDurationSeconds 1), and this elector
+  // stops leading; nullopt when it is not ours.
+  std::optional<Json> release(const std::optional<Json>& lease, const std::string& now_micro);
+
   // The write of the last step succeeded (we hold the Lease as of `at`) or failed.
   void written(Clock::time_point at);
   // True while the last successful write is younger than renew_deadline.

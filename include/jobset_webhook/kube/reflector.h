@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "jobset_webhook/kube/client.h"
+#include "jobset_webhook/kube/api.h"
 
 namespace jobset_webhook::kube {
 
@@ -39,8 +39,8 @@ struct ReflectorHandlers {
 class Reflector {
  public:
   // path: a collection, e.g. "/apis/batch/v1/jobs" or "/apis/batch/v1/namespaces/ns/jobs".
-  Reflector(Client& client, std::string path, std::string label_selector,
-            ReflectorHandlers handlers, Backoff backoff = {}, int watch_timeout_seconds = 300);
+  Reflector(Api& client, std::string path, std::string label_selector, ReflectorHandlers handlers,
+            Backoff backoff = {}, int watch_timeout_seconds = 300);
 
   // Lists and watches until stop() (from another thread). Blocks.
   void run();
@@ -56,7 +56,7 @@ class Reflector {
   // Sleeps d unless stop() comes first; false when stopped.
   bool wait(std::chrono::milliseconds d);
 
-  Client& client_;
+  Api& client_;
   const std::string path_;
   const std::string label_selector_;
   const ReflectorHandlers handlers_;

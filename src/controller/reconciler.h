@@ -1,0 +1,81 @@
+#pragma once
+
+// One pass of the scale-down controller over one JobSet: plan, then delete one Job at a time,
+// highest index first, and never on a stale view. Before every DELETE:
+// - the JobSet is read again with a quorum GET (no resourceVersion: from etcd, so never older
+//   than anything a watch delivered, the Jobs in the cache included), and the plan is made
+//   again from it: the Job must still lie above the replicas of that read, in its current
+//   restart attempt. A scale back up during a long scale-down, or Jobs of a scale-up that
+//   arrive before the JobSet event that asked for them, therefore delete nothing that is wanted;
+// - this process must still hold its Lease (`leading`, on a monotonic clock), checked after the
+//   read, right before the DELETE.
+// What remains open is the time between that read and the DELETE's arrival at the API server
+// (one round trip): the API server offers no precondition on another object.
+//
+// When Jobs lie above replicas and the pass cannot delete them (plan_scale_down's WaitReason, a
+// DELETE refused), the JobSet counts as waiting, by reason, and gets a Warning Event, at most
+// one per reason every kWarningInterval; a pass that deletes or finds nothing to do clears it.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "controller_metrics.h"
+#include "jobset_webhook/kube/api.h"
+#include "object_cache.h"
+#include "plan_scale_down.h"
+
+namespace jobset_webhook::controller {
+
+inline constexpr const char* kComponent = "jobset-scale-down-controller";
+inline constexpr const char* kJobSetGroupVersion = "jobset.x-k8s.io/v1alpha2";
+inline constexpr std::chrono::minutes kWarningInterval{5};
+// A JobSet read older than its Jobs is read again after this long, even if no event comes.
+inline constexpr std::chrono::seconds kNewerAttemptRecheck{2};
+
+struct ReconcilerEnv {
+  using Clock = std::chrono::steady_clock;
+  kube::Api& api;
+  Cache& cache;
+  ControllerMetrics& metrics;
+  std::function<bool()> leading;  // this process holds its Lease now
+  std::function<Clock::time_point()> now;
+  std::function<void(const char* level, const std::string& message)> log;
+  std::string identity;  // reportingInstance of the Events
+};
+
+enum class Outcome {
+  kDone,     // nothing left to do until the next event
+  kRetry,    // failed: again after a back-off
+  kRecheck,  // waiting for a newer read: again after kNewerAttemptRecheck
+};
+
+class Reconciler {
+ public:
+  explicit Reconciler(ReconcilerEnv env) : env_(std::move(env)) {}
+
+  // One pass over the JobSet of `key` ("namespace/name"). Called from one thread at a time.
+  Outcome reconcile(const std::string& key);
+
+ private:
+  using Clock = ReconcilerEnv::Clock;
+
+  Outcome delete_job(const std::string& key, const Json& jobset, const Deletion& d);
+  // The JobSet waits for `reason`; a Warning Event says why (rate-limited).
+  void wait(const std::string& key, const Json& jobset, WaitReason reason, const std::string& why);
+  void stop_waiting(const std::string& key);
+  bool recently_deleted(const std::string& uid);
+  void record_event(const Json& jobset, const char* type, const std::string& reason,
+                    const std::string& message);
+
+  ReconcilerEnv env_;
+  std::map<std::string, WaitReason> waiting_;  // JobSet key -> why
+  std::map<std::pair<std::string, WaitReason>, Clock::time_point> warned_;
+  std::map<std::string, Clock::time_point> deleted_;  // Job UID -> when we deleted it
+};
+
+}  // namespace jobset_webhook::controller

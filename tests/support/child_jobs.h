@@ -1,0 +1,67 @@
+#pragma once
+
+// Test fixtures for the scale-down controller: a JobSet as the API server stores it and its child
+// Jobs as upstream's controller (sigs.k8s.io/jobset v0.12.0, constructJob) labels and owns them.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "controller/plan_scale_down.h"
+#include "jobset_webhook/json.h"
+
+namespace jobset_webhook::testing {
+
+// JobSet "js" in namespace "ns" (uid "js-uid"): one driver and `workers` workers.
+inline Json jobset(std::int64_t workers, std::int64_t restarts = 0) {
+  return Json{
+      {"apiVersion", "jobset.x-k8s.io/v1alpha2"},
+      {"kind", "JobSet"},
+      {"metadata", {{"name", "js"}, {"namespace", "ns"}, {"uid", "js-uid"}}},
+      {"spec",
+       {{"replicatedJobs", Json::array({Json{{"name", "driver"}, {"replicas", 1}},
+                                        Json{{"name", "workers"}, {"replicas", workers}}})}}},
+      {"status", {{"restarts", restarts}}},
+  };
+}
+
+// Job js-<rjob>-<index> of restart attempt `attempt`, controlled by the JobSet above.
+inline Json job(const std::string& rjob, std::int64_t index, std::int64_t attempt = 0) {
+  using namespace controller;
+  const std::string name = "js-" + rjob + "-" + std::to_string(index);
+  return Json{
+      {"apiVersion", "batch/v1"},
+      {"kind", "Job"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", "ns"},
+        {"uid", name + "-uid"},
+        {"labels",
+         {{kJobSetNameKey, "js"},
+          {kReplicatedJobNameKey, rjob},
+          {kJobIndexKey, std::to_string(index)},
+          {kRestartsKey, std::to_string(attempt)}}},
+        {"ownerReferences", Json::array({Json{{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
+                                              {"kind", "JobSet"},
+                                              {"name", "js"},
+                                              {"uid", "js-uid"},
+                                              {"controller", true},
+                                              {"blockOwnerDeletion", true}}})}}},
+      {"spec", {{"parallelism", 1}, {"completions", 1}, {"backoffLimit", 6}}},
+      {"status", {{"active", 1}}},
+  };
+}
+
+// The driver's Job and workers 0 .. n-1.
+inline std::vector<Json> workers(std::int64_t n) {
+  std::vector<Json> out = {job("driver", 0)};
+  for (std::int64_t i = 0; i < n; ++i) out.push_back(job("workers", i));
+  return out;
+}
+
+inline Json with_condition(Json j, const char* type) {
+  j["status"]["conditions"] = Json::array({Json{{"type", type}, {"status", "True"}}});
+  return j;
+}
+
+}  // namespace jobset_webhook::testing

@@ -1,0 +1,119 @@
+#pragma once
+
+// An in-memory kube::Api for table tests of the controller: objects by path, every call it
+// received, answers to force, and a hook that changes the world after a call (a JobSet scaled
+// back up between two deletions, a Lease lost). Deletes honour preconditions.uid (409), as the
+// API server does. One thread at a time.
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "jobset_webhook/kube/api.h"
+
+namespace jobset_webhook::testing {
+
+class FakeApi : public kube::Api {
+ public:
+  std::map<std::string, Json> objects;  // path -> object
+  std::vector<std::string> calls;       // "GET <path>", "DELETE <path>", "POST <path>", ...
+  std::vector<Json> created;            // bodies of POSTs
+  std::vector<kube::DeleteOptions> deletes;
+  // "<METHOD> <path>" -> the failure to answer instead.
+  std::map<std::string, Failure> failures;
+  // Runs after each call, with the call's "<METHOD> <path>".
+  std::function<void(const std::string& call)> after;
+
+  Result<Json> get(const std::string& path) override {
+    const std::string call = "GET " + path;
+    Result<Json> out = answer(call);
+    if (out.ok()) {
+      const auto it = objects.find(path);
+      out = it == objects.end() ? Result<Json>(Failure{404, "not found: " + path}) : it->second;
+    }
+    return finish(call, std::move(out));
+  }
+
+  Result<kube::ObjectList> list(const std::string& path, const std::string&, int) override {
+    calls.push_back("LIST " + path);
+    kube::ObjectList out;
+    for (const auto& [p, o] : objects) {
+      if (p.rfind(path + "/", 0) == 0) out.items.push_back(o);
+    }
+    out.resource_version = "1";
+    return out;
+  }
+
+  Result<std::string> watch(const std::string& path, const std::string&, const std::string&, int,
+                            const std::function<bool(const kube::WatchEvent&)>&) override {
+    calls.push_back("WATCH " + path);
+    return Failure{kube::kTransportError, "the fake has no watch"};
+  }
+
+  Result<Json> create(const std::string& collection_path, const Json& object) override {
+    const std::string call = "POST " + collection_path;
+    Result<Json> out = answer(call);
+    if (out.ok()) {
+      created.push_back(object);
+      out = object;
+    }
+    return finish(call, std::move(out));
+  }
+
+  Result<Json> update(const std::string& path, const Json& object) override {
+    const std::string call = "PUT " + path;
+    Result<Json> out = answer(call);
+    if (out.ok()) {
+      objects[path] = object;
+      out = object;
+    }
+    return finish(call, std::move(out));
+  }
+
+  Result<Json> remove(const std::string& path, const kube::DeleteOptions& options) override {
+    const std::string call = "DELETE " + path;
+    deletes.push_back(options);
+    Result<Json> out = answer(call);
+    if (out.ok()) {
+      const auto it = objects.find(path);
+      if (it == objects.end()) {
+        out = Failure{404, "not found: " + path};
+      } else if (!options.precondition_uid.empty() &&
+                 it->second["metadata"].value("uid", "") != options.precondition_uid) {
+        out = Failure{409, "Precondition failed: UID in precondition: " + options.precondition_uid};
+      } else {
+        out = it->second;
+        objects.erase(it);
+      }
+    }
+    return finish(call, std::move(out));
+  }
+
+  void cancel() override {}
+  void reset_cancel() override {}
+
+  // The calls of one method, in order ("DELETE" -> paths).
+  std::vector<std::string> paths_of(const std::string& method) const {
+    std::vector<std::string> out;
+    for (const auto& c : calls) {
+      if (c.rfind(method + " ", 0) == 0) out.push_back(c.substr(method.size() + 1));
+    }
+    return out;
+  }
+
+ private:
+  Result<Json> answer(const std::string& call) {
+    calls.push_back(call);
+    const auto it = failures.find(call);
+    if (it != failures.end()) return it->second;
+    return Json();
+  }
+
+  Result<Json> finish(const std::string& call, Result<Json> out) {
+    if (after) after(call);
+    return out;
+  }
+};
+
+}  // namespace jobset_webhook::testing
