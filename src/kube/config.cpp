@@ -97,6 +97,10 @@ Result<Config> parse_kubeconfig(const std::string& path, const std::string& text
   auto ca = pem(cluster, "certificate-authority", folder, where);
   if (!ca.ok()) return ca.failure();
   config.ca_pem = std::move(ca).value();
+  if (scalar(cluster, "certificate-authority-data").empty()) {
+    if (const std::string file = scalar(cluster, "certificate-authority"); !file.empty())
+      config.ca_file = resolve(folder, file);
+  }
   if (user && user.IsMap()) {
     auto cert = pem(user, "client-certificate", folder, where);
     if (!cert.ok()) return cert.failure();
@@ -192,6 +196,7 @@ Result<Config> in_cluster_config(const std::string& dir) {
   auto ca = read_file(dir + "/ca.crt");
   if (!ca.ok()) return Failure{400, "in-cluster: " + ca.failure().message};
   config.value().ca_pem = std::move(ca).value();
+  config.value().ca_file = dir + "/ca.crt";
   config.value().token_file = dir + "/token";
   auto token = read_file(config.value().token_file);
   if (!token.ok()) return Failure{400, "in-cluster: " + token.failure().message};

@@ -79,6 +79,7 @@ TEST_CASE("A kubeconfig gives the server, CA, credentials and namespace of a con
   CHECK(dev.value().host == "127.0.0.1");
   CHECK(dev.value().port == 6443);
   CHECK(dev.value().ca_pem == "CA PEM");
+  CHECK(dev.value().ca_file.empty());  // data, not a file
   CHECK(dev.value().client_cert_pem == "CERT");
   CHECK(dev.value().client_key_pem == "KEY");
   CHECK(dev.value().ns == "team");
@@ -88,6 +89,7 @@ TEST_CASE("A kubeconfig gives the server, CA, credentials and namespace of a con
   CHECK(other.value().host == "kube.example");
   CHECK(other.value().port == 8443);
   CHECK(other.value().ca_pem == "CA FILE");  // relative to the kubeconfig's folder
+  CHECK(other.value().ca_file == (s.dir / "ca.crt").string());
   CHECK(other.value().token == "abc");
   CHECK(other.value().ns == "default");
 
@@ -141,6 +143,7 @@ TEST_CASE("The in-cluster configuration reads the service account's files", "[ku
   CHECK(c.value().host == "10.96.0.1");
   CHECK(c.value().port == 443);
   CHECK(c.value().ca_pem == "CA");
+  CHECK(c.value().ca_file == (s.dir / "ca.crt").string());
   CHECK(c.value().token_file == (s.dir / "token").string());
   CHECK(c.value().ns == "jobset-system");
   const auto outside = in_cluster_config(s.dir.string());

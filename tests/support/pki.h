@@ -55,4 +55,24 @@ inline Pki make_pki_from_ca(const Pki& ca) {
   return pki;
 }
 
+// A serving certificate for `san` (openssl's subjectAltName syntax, e.g. "DNS:other.example")
+// signed by the CA of ca, written as <name>.crt and <name>.key in a new folder; returns the path
+// without the extension.
+inline std::string make_serving_cert(const Pki& ca, const std::string& name,
+                                     const std::string& san) {
+  const auto dir = fresh_temp_dir("leaf");
+  const std::string base = (dir / name).string();
+  const std::string cmd =
+      "cd " + dir.string() +
+      " && openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out " + name +
+      ".key 2>/dev/null && openssl req -new -key " + name + ".key -subj /CN=" + name + " -out " +
+      name + ".csr && printf 'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\n" +
+      "subjectAltName=" + san + "\n' >" + name + ".ext && openssl x509 -req -in " + name +
+      ".csr -CA " + ca.ca_crt() + " -CAkey " + (ca.dir / "ca.key").string() +
+      " -set_serial 0x$(openssl rand -hex 16) -days 2 -sha256 -extfile " + name + ".ext -out " +
+      name + ".crt 2>/dev/null";
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("openssl failed: " + cmd);
+  return base;
+}
+
 }  // namespace jobset_webhook::testing

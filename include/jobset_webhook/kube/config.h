@@ -13,9 +13,14 @@ namespace jobset_webhook::kube {
 struct Config {
   std::string host;  // "127.0.0.1", "kubernetes.default.svc" or an IP
   int port = 443;
-  // Server verification: the CA bundle (PEM text), or none and insecure_skip_tls_verify.
+  // Server verification: the CA bundle (PEM text), or none and insecure_skip_tls_verify. See
+  // client.h for what is trusted when neither is set.
   std::string ca_pem;
   bool insecure_skip_tls_verify = false;
+  // The file ca_pem was read from (the service account's ca.crt, a kubeconfig's
+  // certificate-authority), or "" for CA data: the client reads it again when it changes, so that
+  // a rotated CA is picked up without a restart.
+  std::string ca_file;
   // Client certificate authentication (PEM text of both), or a bearer token.
   std::string client_cert_pem;
   std::string client_key_pem;
