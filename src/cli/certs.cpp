@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,24 @@ int certs(const CertsOptions& options) {
             << options.ns << ".svc; caBundle on stdout\n";
   std::cout << base64(c.ca_pem) << "\n";
   return kExitOk;
+}
+
+Command add_certs_command(CLI::App& app) {
+  auto options = std::make_shared<CertsOptions>();
+  CertsOptions& o = *options;
+  auto* cmd =
+      app.add_subcommand("certs", "Make a CA and a serving certificate for the webhook Service");
+  cmd->add_option("--service", o.service, "The webhook Service's name")->required();
+  cmd->add_option("--namespace", o.ns, "The Service's namespace")->required();
+  cmd->add_option("--out", o.out, "Directory for ca.crt, tls.crt and tls.key")->required();
+  cmd->add_option("--days", o.days, "Validity of both certificates (1 to 3650)")
+      ->capture_default_str();
+  cmd->add_option("--key-type", o.key_type, "ecdsa-p256 or rsa-2048")->capture_default_str();
+  cmd->add_option("--extra-san", o.extra_sans,
+                  "More DNS names or IP addresses (repeat, or comma-separate)")
+      ->delimiter(',');
+  cmd->add_flag("--force", o.force, "Replace existing files");
+  return {cmd, [options] { return certs(*options); }};
 }
 
 }  // namespace jobset_webhook::cli

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "check.h"
 #include "cluster_defaults.h"
 #include "jobset_webhook/cli/commands.h"
 #include "documents.h"
+#include "flags_internal.h"
 #include "git_source.h"
 #include "manifests.h"
 #include "report.h"
@@ -181,6 +183,50 @@ int print_defaults(const DefaultOptions& options) {
               << " objects that are not JobSets left out\n";
   }
   return kExitOk;
+}
+
+Command add_check_command(CLI::App& app) {
+  auto options = std::make_shared<CheckOptions>();
+  CheckOptions& o = *options;
+  auto* cmd =
+      app.add_subcommand("check",
+                         "Check a change of JobSet manifests offline, as the cluster would admit "
+                         "it (exit 0 allowed, 1 denied, 2 unusable input)");
+  cmd->add_option("--old", o.old_paths, std::string("Manifests before the change: ") + kPathHelp);
+  cmd->add_option("--new", o.new_paths, std::string("Manifests after the change: ") + kPathHelp);
+  cmd->add_option("--base", o.base,
+                  "Instead of --old and --new: compare PATHs as they are at this git "
+                  "revision (read with git, nothing checked out) with the working tree");
+  cmd->add_option("paths", o.paths,
+                  "With --base: files or directories, relative to the current directory");
+  cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
+  add_format_flag(cmd, o.format);
+  add_field_validation_flag(cmd, o.field_validation);
+  return {cmd, [options] { return check(*options); }};
+}
+
+Command add_validate_command(CLI::App& app) {
+  auto options = std::make_shared<ValidateOptions>();
+  ValidateOptions& o = *options;
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Check JobSet manifests with the CREATE rules (exit 0 allowed, 1 denied, 2 unusable input)");
+  cmd->add_option("paths", o.paths, std::string("Manifests: ") + kPathHelp)->required();
+  cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
+  add_format_flag(cmd, o.format);
+  add_field_validation_flag(cmd, o.field_validation);
+  return {cmd, [options] { return validate(*options); }};
+}
+
+Command add_default_command(CLI::App& app) {
+  auto options = std::make_shared<DefaultOptions>();
+  DefaultOptions& o = *options;
+  auto* cmd = app.add_subcommand(
+      "default", "Print JobSet manifests as the cluster would store them, defaults applied (YAML)");
+  cmd->add_option("paths", o.paths, std::string("Manifests: ") + kPathHelp)->required();
+  cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
+  add_field_validation_flag(cmd, o.field_validation);
+  return {cmd, [options] { return print_defaults(*options); }};
 }
 
 }  // namespace jobset_webhook::cli

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <memory>
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/cli/commands.h"
@@ -30,6 +31,19 @@ int review(const ReviewOptions& options) {
   }
   std::cout << response.value() << "\n";
   return kExitOk;
+}
+
+Command add_review_command(CLI::App& app) {
+  auto options = std::make_shared<ReviewOptions>();
+  ReviewOptions& o = *options;
+  auto* cmd = app.add_subcommand("review",
+                                 "Answer one AdmissionReview (file or stdin) as the server would");
+  cmd->add_option("file", o.input, "AdmissionReview JSON file, or - for stdin")
+      ->capture_default_str();
+  cmd->add_option("--config", o.config, "Policy file (YAML or JSON)")->check(CLI::ExistingFile);
+  cmd->add_flag("--mutate", o.mutate, "Answer as the mutating (defaulting) webhook");
+
+  return {cmd, [options] { return review(*options); }};
 }
 
 }  // namespace jobset_webhook::cli

@@ -1,6 +1,5 @@
 #include "jobset_webhook/controller/leader_election.h"
 
-#include <ctime>
 #include <utility>
 
 namespace jobset_webhook::controller {
@@ -20,27 +19,7 @@ std::int64_t spec_int(const Json& lease, const char* key) {
   return v != spec->end() && v->is_number_integer() ? v->get<std::int64_t>() : 0;
 }
 
-std::string format_time(std::chrono::system_clock::time_point t, bool micro) {
-  const auto since = t.time_since_epoch();
-  const std::time_t secs = std::chrono::duration_cast<std::chrono::seconds>(since).count();
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::string out(buf);
-  if (micro) {
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(since).count() % 1000000;
-    char frac[16];
-    std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(us));
-    out += frac;
-  }
-  return out + "Z";
-}
-
 }  // namespace
-
-std::string micro_time(std::chrono::system_clock::time_point t) { return format_time(t, true); }
-std::string rfc3339(std::chrono::system_clock::time_point t) { return format_time(t, false); }
 
 LeaseElector::LeaseElector(std::string ns, std::string name, std::string identity,
                            LeaseTimings timings)

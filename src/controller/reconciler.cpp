@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "jobset_webhook/controller/leader_election.h"
+#include "jobset_webhook/runtime/time.h"
 
 namespace jobset_webhook::controller {
 namespace {
@@ -52,7 +52,7 @@ Outcome Reconciler::reconcile(const std::string& key) {
         stop_waiting(key);
         return Outcome::kDone;
       }
-      env_.log("warn", "get jobset " + key + ": " + read.failure().message);
+      env_.log.warn("get jobset", {{"jobset", key}, {"error", read.failure().message}});
       return Outcome::kRetry;
     }
     const Json& jobset = read.value();
@@ -86,10 +86,11 @@ Outcome Reconciler::delete_job(const std::string& key, const Json& jobset, const
     // 404: already gone; 409: the precondition failed, the name now holds a newer Job (the plan
     // sees it on its own event).
     if (code == 404 || code == 409) {
-      env_.log("info", "job " + ns + "/" + d.name + ": " + res.failure().message);
+      env_.log.info("job already gone or replaced",
+                    {{"job", ns + "/" + d.name}, {"error", res.failure().message}});
       return Outcome::kDone;
     }
-    env_.log("error", "delete job " + ns + "/" + d.name + ": " + res.failure().message);
+    env_.log.error("delete job", {{"job", ns + "/" + d.name}, {"error", res.failure().message}});
     wait(key, jobset, code == 403 ? WaitReason::kForbidden : WaitReason::kDeleteFailed,
          "cannot delete Job " + d.name + ": " + res.failure().message);
     return Outcome::kRetry;  // keep the order: no lower index before this one is gone
@@ -97,7 +98,7 @@ Outcome Reconciler::delete_job(const std::string& key, const Json& jobset, const
   deleted_[d.uid] = env_.now();
   ++env_.metrics.jobs_deleted;
   const std::string message = deleted_message(d, replicas_of(jobset, d.replicated_job));
-  env_.log("info", key + ": " + message);
+  env_.log.info(message, {{"jobset", key}});
   record_event(jobset, "Normal", "ScaleDownDeletedJob", message);
   return Outcome::kDone;
 }
@@ -116,7 +117,8 @@ void Reconciler::wait(const std::string& key, const Json& jobset, WaitReason rea
   const auto [last, first] = warned_.try_emplace({key, reason}, now);
   if (!first && now - last->second < kWarningInterval) return;
   last->second = now;
-  env_.log("warn", key + ": Jobs above replicas are not deleted: " + why);
+  env_.log.warn("Jobs above replicas are not deleted",
+                {{"jobset", key}, {"reason", to_string(reason)}, {"why", why}});
   record_event(
       jobset, "Warning", "ScaleDownBlocked",
       "Jobs above replicas are not deleted (" + std::string(to_string(reason)) + "): " + why);
@@ -144,7 +146,7 @@ void Reconciler::record_event(const Json& jobset, const char* type, const std::s
                               const std::string& message) {
   const std::string ns = meta_string(jobset, "namespace");
   const std::string name = meta_string(jobset, "name");
-  const std::string now = rfc3339(std::chrono::system_clock::now());
+  const std::string now = runtime::rfc3339(std::chrono::system_clock::now());
   const Json event = {
       {"apiVersion", "v1"},
       {"kind", "Event"},
@@ -167,7 +169,9 @@ void Reconciler::record_event(const Json& jobset, const char* type, const std::s
       {"reportingInstance", env_.identity},
   };
   auto res = env_.api.create(kube::core_path(ns, "events"), event);
-  if (!res.ok()) env_.log("warn", "event for " + ns + "/" + name + ": " + res.failure().message);
+  if (!res.ok()) {
+    env_.log.warn("event", {{"jobset", ns + "/" + name}, {"error", res.failure().message}});
+  }
 }
 
 }  // namespace jobset_webhook::controller

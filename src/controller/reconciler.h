@@ -26,6 +26,7 @@
 
 #include "controller_metrics.h"
 #include "jobset_webhook/kube/api.h"
+#include "jobset_webhook/runtime/log.h"
 #include "object_cache.h"
 #include "plan_scale_down.h"
 
@@ -44,7 +45,7 @@ struct ReconcilerEnv {
   ControllerMetrics& metrics;
   std::function<bool()> leading;  // this process holds its Lease now
   std::function<Clock::time_point()> now;
-  std::function<void(const char* level, const std::string& message)> log;
+  const runtime::Log& log;
   std::string identity;  // reportingInstance of the Events
 };
 

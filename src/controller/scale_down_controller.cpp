@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <condition_variable>
@@ -27,20 +28,14 @@
 #include "jobset_webhook/metrics/exposition.h"
 #include "jobset_webhook/metrics/histogram.h"
 #include "jobset_webhook/metrics/process.h"
+#include "jobset_webhook/runtime/plain_http_server.h"
+#include "jobset_webhook/runtime/signals.h"
+#include "jobset_webhook/runtime/time.h"
 
 namespace jobset_webhook::controller {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::mutex log_mu;
-
-// One line per record on stderr: time, level, message.
-void log_line(const char* level, const std::string& message) {
-  std::lock_guard lock(log_mu);
-  std::fprintf(stderr, "%s %s %s\n", micro_time(std::chrono::system_clock::now()).c_str(), level,
-               message.c_str());
-}
 
 // <POD_NAME or hostname>_<random>, as client-go's hostname_uuid: a restarted process is a new
 // candidate, never mistaken for the holder it replaces.
@@ -59,9 +54,10 @@ std::string default_identity() {
 
 class Controller {
  public:
-  Controller(const ControllerOptions& options, kube::Config config)
+  Controller(const ControllerOptions& options, kube::Config config, const runtime::Log& log)
       : options_(options),
         config_(std::move(config)),
+        log_(log),
         client_(config_),
         queue_(metrics_.queue_depth),
         elector_(options.lease_namespace.empty() ? config_.ns : options.lease_namespace,
@@ -73,12 +69,13 @@ class Controller {
               kJobSetNameKey, handlers(cache_.jobs), kube::Backoff{},
               options.watch_timeout_seconds),
         reconciler_(ReconcilerEnv{client_, cache_, metrics_, [this] { return leading(); },
-                                  [] { return Clock::now(); }, log_line, elector_.identity()}) {}
+                                  [] { return Clock::now(); }, log, elector_.identity()}) {}
 
-  int run(const std::atomic<bool>& stop) {
-    httplib::Server http;
-    std::thread http_thread;
+  // Serves the metrics port and starts the watches, the worker and the election. False when the
+  // metrics port cannot be bound (nothing is started then).
+  bool start() {
     if (options_.metrics_port != 0) {
+      auto& http = http_.http();
       http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
         res.set_content(metrics_.text(jobsets_.lists(), jobs_.lists()),
                         std::string(metrics::kContentType).c_str());
@@ -91,46 +88,41 @@ class Controller {
         res.status = ready ? 200 : 503;
         res.set_content(ready ? "ok" : "caches not synced", "text/plain");
       });
-      const int port =
-          options_.metrics_port < 0
-              ? http.bind_to_any_port(options_.bind)
-              : (http.bind_to_port(options_.bind, options_.metrics_port) ? options_.metrics_port
-                                                                         : -1);
+      const int port = http_.start(options_.bind, std::max(options_.metrics_port, 0));
       if (port < 0) {
-        log_line("error", "cannot bind the metrics port " + std::to_string(options_.metrics_port));
-        return 2;
+        log_.error("cannot bind the metrics port",
+                   {{"address", options_.bind}, {"port", options_.metrics_port}});
+        return false;
       }
-      log_line("info",
-               "metrics on http://" + options_.bind + ":" + std::to_string(port) + "/metrics");
-      http_thread = std::thread([&http] { http.listen_after_bind(); });
+      log_.info("metrics",
+                {{"url", "http://" + options_.bind + ":" + std::to_string(port) + "/metrics"}});
     }
-    log_line("info", "identity " + elector_.identity() + ", API server " + config_.host + ":" +
-                         std::to_string(config_.port));
+    log_.info("starting",
+              {{"identity", elector_.identity()},
+               {"apiServer", config_.host + ":" + std::to_string(config_.port)},
+               {"namespace", options_.watch_namespace.empty() ? std::string("(all)")
+                                                              : options_.watch_namespace}});
+    threads_.emplace_back([this] { jobsets_.run(); });
+    threads_.emplace_back([this] { jobs_.run(); });
+    threads_.emplace_back([this] { work(); });
+    threads_.emplace_back([this] { elect(); });
+    return true;
+  }
 
-    std::thread jobsets_thread([this] { jobsets_.run(); });
-    std::thread jobs_thread([this] { jobs_.run(); });
-    std::thread worker([this] { work(); });
-    std::thread elector([this] { elect(); });
-
-    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    log_line("info", "stopping");
+  void stop() {
+    log_.info("stopping");
     stopping_ = true;
-    // The reconcile in progress ends first, its Events included; only then are the requests
-    // in flight (watches, the Lease) cancelled.
+    // The reconcile in progress ends first, its Events included; then the Lease is handed over;
+    // only then are the requests in flight (the watches) cancelled.
     queue_.shut_down();
-    worker.join();
-    // The Lease is handed over before the client's requests are cancelled.
+    threads_[2].join();
     elector_cv_.notify_all();
-    elector.join();
+    threads_[3].join();
     jobsets_.stop();
     jobs_.stop();
-    jobsets_thread.join();
-    jobs_thread.join();
-    if (http_thread.joinable()) {
-      http.stop();
-      http_thread.join();
-    }
-    return 0;
+    threads_[0].join();
+    threads_[1].join();
+    http_.stop();
   }
 
  private:
@@ -142,8 +134,8 @@ class Controller {
       for (const auto& k : touched) queue_.add(k);
     };
     h.event = [this, &target](const kube::WatchEvent& e) { queue_.add(cache_.apply(target, e)); };
-    h.error = [](const std::string& what, const Failure& f) {
-      log_line("warn", what + ": " + (f.code == 0 ? "" : std::to_string(f.code) + " ") + f.message);
+    h.error = [this](const std::string& what, const Failure& f) {
+      log_.warn(what, {{"code", f.code}, {"error", f.message}});
     };
     return h;
   }
@@ -167,14 +159,15 @@ class Controller {
         lease = std::move(got).value();
       } else if (got.failure().code != 404) {
         readable = false;
-        if (!stopping_) log_line("warn", "get lease: " + got.failure().message);
+        if (!stopping_) log_.warn("get lease", {{"error", got.failure().message}});
       }
       if (readable) {
         const auto now = Clock::now();
         LeaseStep step;
         {
           std::lock_guard lock(lease_mu_);
-          step = elector_.step(lease, now, micro_time(std::chrono::system_clock::now()));
+          step =
+              elector_.step(lease, now, runtime::rfc3339_micro(std::chrono::system_clock::now()));
         }
         if (step.action != LeaseStep::Action::kWait) {
           auto written = step.action == LeaseStep::Action::kCreate
@@ -184,14 +177,13 @@ class Controller {
             std::lock_guard lock(lease_mu_);
             elector_.written(now);
           } else if (!stopping_ && written.failure().code != 409) {
-            log_line("warn", "write lease: " + written.failure().message);
+            log_.warn("write lease", {{"error", written.failure().message}});
           }
         }
       }
       const bool is_leading = leading();
       if (is_leading != was_leading) {
-        log_line("info", is_leading ? "became leader (Lease " + lease_path + ")"
-                                    : "not leading (Lease " + lease_path + ")");
+        log_.info(is_leading ? "became leader" : "not leading", {{"lease", lease_path}});
         metrics_.leader = is_leading ? 1 : 0;
         // Everything is looked at again by the new leader.
         if (is_leading) enqueue_all();
@@ -212,13 +204,16 @@ class Controller {
     std::optional<Json> update;
     {
       std::lock_guard lock(lease_mu_);
-      update = elector_.release(got.value(), micro_time(std::chrono::system_clock::now()));
+      update =
+          elector_.release(got.value(), runtime::rfc3339_micro(std::chrono::system_clock::now()));
     }
     if (!update) return;
     auto written = client_.update(lease_path, *update);
-    log_line(written.ok() ? "info" : "warn", written.ok()
-                                                 ? "released Lease " + lease_path
-                                                 : "release lease: " + written.failure().message);
+    if (written.ok()) {
+      log_.info("released the Lease", {{"lease", lease_path}});
+    } else {
+      log_.warn("release lease", {{"lease", lease_path}, {"error", written.failure().message}});
+    }
   }
 
   void enqueue_all() {
@@ -253,6 +248,7 @@ class Controller {
 
   const ControllerOptions options_;
   const kube::Config config_;
+  const runtime::Log& log_;
   kube::Client client_;
   ControllerMetrics metrics_;
   Cache cache_;
@@ -266,20 +262,26 @@ class Controller {
   std::mutex elector_mu_;
   std::condition_variable elector_cv_;
   std::map<std::string, int> failures_;  // worker thread only
+  std::vector<std::thread> threads_;     // reflectors (JobSets, Jobs), worker, election
+  runtime::PlainHttpServer http_;
 };
 
 }  // namespace
 
-int run_scale_down_controller(const ControllerOptions& options, const std::atomic<bool>& stop) {
+int run_scale_down_controller(const ControllerOptions& options, const runtime::Log& log) {
+  runtime::TerminationSignals signals;  // before any thread starts
   auto config = options.kubeconfig.empty()
                     ? kube::in_cluster_config()
                     : kube::load_kubeconfig(options.kubeconfig, options.context);
   if (!config.ok()) {
-    log_line("error", config.failure().message);
-    return 2;
+    log.error("cannot read the configuration", {{"error", config.failure().message}});
+    return kExitUnusableInput;
   }
-  Controller controller(options, std::move(config).value());
-  return controller.run(stop);
+  Controller controller(options, std::move(config).value(), log);
+  if (!controller.start()) return kExitFailed;
+  log.info("received signal", {{"signal", signals.wait()}});
+  controller.stop();
+  return kExitOk;
 }
 
 }  // namespace jobset_webhook::controller

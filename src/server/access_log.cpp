@@ -21,8 +21,8 @@ Json access_fields(const AccessRecord& record) {
   return fields;
 }
 
-void log_access(const Log& log, const AccessRecord& record) {
-  if (log.enabled(LogLevel::kInfo)) log.info("request", access_fields(record));
+void log_access(const runtime::Log& log, const AccessRecord& record) {
+  if (log.enabled(runtime::LogLevel::kInfo)) log.info("request", access_fields(record));
 }
 
 }  // namespace jobset_webhook::server

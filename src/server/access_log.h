@@ -13,7 +13,7 @@
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/json.h"
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/log.h"
 
 namespace jobset_webhook::server {
 
@@ -31,6 +31,6 @@ struct AccessRecord {
 Json access_fields(const AccessRecord& record);
 
 // Writes the line (msg "request") when info is enabled.
-void log_access(const Log& log, const AccessRecord& record);
+void log_access(const runtime::Log& log, const AccessRecord& record);
 
 }  // namespace jobset_webhook::server

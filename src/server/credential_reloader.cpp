@@ -52,7 +52,7 @@ struct CredentialReloader::Watched {
   std::vector<FileIdentity> seen;  // the identities last loaded or refused
 };
 
-CredentialReloader::CredentialReloader(const TlsFiles& files, const Log& log,
+CredentialReloader::CredentialReloader(const TlsFiles& files, const runtime::Log& log,
                                        ServerMetrics& metrics)
     : files_(files),
       log_(log),
@@ -62,7 +62,7 @@ CredentialReloader::CredentialReloader(const TlsFiles& files, const Log& log,
       ca_seen_(std::make_unique<Watched>(Watched{{files.client_ca_file}, {}})) {}
 
 Result<std::unique_ptr<CredentialReloader>> CredentialReloader::start(
-    const TlsFiles& files, std::chrono::milliseconds interval, const Log& log,
+    const TlsFiles& files, std::chrono::milliseconds interval, const runtime::Log& log,
     ServerMetrics& metrics) {
   std::unique_ptr<CredentialReloader> reloader(new CredentialReloader(files, log, metrics));
   reloader->serving_seen_->seen = identify(reloader->serving_seen_->paths);

@@ -20,7 +20,7 @@
 
 #include "jobset_webhook/result.h"
 #include "credentials.h"
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/log.h"
 #include "jobset_webhook/server/options.h"
 #include "server_metrics.h"
 
@@ -32,7 +32,8 @@ class CredentialReloader {
   // log and metrics must outlive the reloader.
   static Result<std::unique_ptr<CredentialReloader>> start(const TlsFiles& files,
                                                            std::chrono::milliseconds interval,
-                                                           const Log& log, ServerMetrics& metrics);
+                                                           const runtime::Log& log,
+                                                           ServerMetrics& metrics);
   ~CredentialReloader();  // stops the watching thread
   CredentialReloader(const CredentialReloader&) = delete;
   CredentialReloader& operator=(const CredentialReloader&) = delete;
@@ -45,11 +46,11 @@ class CredentialReloader {
 
  private:
   struct Watched;
-  CredentialReloader(const TlsFiles& files, const Log& log, ServerMetrics& metrics);
+  CredentialReloader(const TlsFiles& files, const runtime::Log& log, ServerMetrics& metrics);
   void watch(std::chrono::milliseconds interval);
 
   const TlsFiles files_;
-  const Log& log_;
+  const runtime::Log& log_;
   ServerMetrics& metrics_;
   std::unique_ptr<Watched> serving_seen_;  // file identities behind certificate_
   std::unique_ptr<Watched> ca_seen_;       // file identity behind client_ca_

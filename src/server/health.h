@@ -10,7 +10,7 @@
 #include <atomic>
 #include <string>
 
-#include "plain_http_server.h"
+#include "jobset_webhook/runtime/plain_http_server.h"
 
 namespace jobset_webhook::server {
 
@@ -25,7 +25,7 @@ class HealthServer {
 
  private:
   std::atomic<bool> ready_{false};
-  PlainHttpServer http_;  // last: its thread stops before ready_ goes
+  runtime::PlainHttpServer http_;  // last: its thread stops before ready_ goes
 };
 
 }  // namespace jobset_webhook::server

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "jobset_webhook/admission/review.h"
-#include "connection_threads.h"
+#include "jobset_webhook/runtime/connection_threads.h"
 #include "jobset_webhook/server/memory_sizing.h"
 #include "tls_stream.h"
 
@@ -78,7 +78,7 @@ ConnectionContext& HttpsServer::connection() {
 }
 
 HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader& reloader,
-                         const ClientNameCheck& client_names, const Log& log)
+                         const ClientNameCheck& client_names, const runtime::Log& log)
     : httplib::SSLServer([&](SSL_CTX& ctx) {
         return configure_tls_context(ctx, options.min_tls_version, reloader,
                                      !options.tls.client_ca_file.empty(), client_names);
@@ -88,7 +88,7 @@ HttpsServer::HttpsServer(const ServerOptions& options, const CredentialReloader&
       wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       shed_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE)) {
   new_task_queue = [this, max = options.max_connections] {
-    auto* threads = new ConnectionThreads(max, std::chrono::seconds(60), [this] {
+    auto* threads = new runtime::ConnectionThreads(max, std::chrono::seconds(60), [this] {
       const std::uint64_t one = 1;
       if (shed_fd_ >= 0 && ::write(shed_fd_, &one, sizeof one) != sizeof one) {
         // Cannot fail this far from overflow; the new connection then waits for one to close.
@@ -147,7 +147,7 @@ HttpsServer::DrainCounts HttpsServer::drain_counts() const {
 
 bool HttpsServer::take_shed() {
   std::uint64_t one = 0;
-  ConnectionThreads* threads = threads_.load();
+  runtime::ConnectionThreads* threads = threads_.load();
   if (threads == nullptr || threads->waiting() == 0) {
     // Room came without closing anyone: the counts are stale.
     while (::read(shed_fd_, &one, sizeof one) == sizeof one) {
@@ -174,8 +174,8 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
     // Port probes and clients that give up are routine; refusals say something about a client.
     const bool routine = stream.error() == TlsStream::kClosedByClient ||
                          stream.error() == TlsStream::kHandshakeTimedOut;
-    log_.write(routine ? LogLevel::kDebug : LogLevel::kInfo, "TLS handshake failed",
-               {{"remote", remote}, {"error", stream.error()}});
+    log_.write(routine ? runtime::LogLevel::kDebug : runtime::LogLevel::kInfo,
+               "TLS handshake failed", {{"remote", remote}, {"error", stream.error()}});
     return;
   }
   ConnectionContext conn;
@@ -193,7 +193,7 @@ void HttpsServer::serve_connection(SSL* ssl, int sock) {
     auto wait = wait_idle();
     while (wait == TlsStream::Wait::kShed) {
       if (take_shed()) {
-        log_.write(LogLevel::kDebug, "idle connection closed to make room for a new one",
+        log_.write(runtime::LogLevel::kDebug, "idle connection closed to make room for a new one",
                    {{"remote", remote}, {"maxConnections", options_.max_connections}});
         break;
       }

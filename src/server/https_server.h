@@ -36,7 +36,8 @@
 
 #include "jobset_webhook/admission/review.h"
 #include "credential_reloader.h"
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/connection_threads.h"
+#include "jobset_webhook/runtime/log.h"
 #include "memory_budget.h"
 #include "jobset_webhook/server/options.h"
 #include "request_checks.h"
@@ -60,7 +61,6 @@ struct RequestContext {
 };
 
 class TlsStream;
-class ConnectionThreads;
 
 struct ConnectionContext {
   RequestContext request;
@@ -75,7 +75,7 @@ class HttpsServer final : public httplib::SSLServer {
   // is_valid() is false when the TLS context could not be set up. reloader, client_names and log
   // must outlive the server.
   HttpsServer(const ServerOptions& options, const CredentialReloader& reloader,
-              const ClientNameCheck& client_names, const Log& log);
+              const ClientNameCheck& client_names, const runtime::Log& log);
   ~HttpsServer() override;
 
   // bind_to_port / bind_to_any_port with a full-size listen backlog. The bound port, or -1.
@@ -122,13 +122,14 @@ class HttpsServer final : public httplib::SSLServer {
   bool take_shed();
 
   const ServerOptions options_;
-  const Log& log_;
+  const runtime::Log& log_;
   std::atomic<bool> draining_{false};
   int wake_fd_ = -1;  // an eventfd, readable once close_idle() was called
   // A semaphore eventfd, one count for each connection that found every thread busy: each count
   // closes one idle connection.
   int shed_fd_ = -1;
-  std::atomic<ConnectionThreads*> threads_{nullptr};  // httplib owns it; outlives every connection
+  std::atomic<runtime::ConnectionThreads*> threads_{
+      nullptr};  // httplib owns it; outlives every connection
   std::atomic<std::uint64_t> connections_open_{0};
   std::atomic<std::uint64_t> drain_requests_answered_{0};
   std::atomic<std::uint64_t> drain_connections_closed_{0};

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "plain_http_server.h"
+#include "jobset_webhook/runtime/plain_http_server.h"
 #include "server_metrics.h"
 
 namespace jobset_webhook::server {
@@ -21,7 +21,7 @@ class MetricsServer {
   void stop() { http_.stop(); }
 
  private:
-  PlainHttpServer http_;
+  runtime::PlainHttpServer http_;
 };
 
 }  // namespace jobset_webhook::server

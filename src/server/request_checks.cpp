@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "jobset_webhook/json.h"
-#include "jobset_webhook/server/duration.h"
+#include "jobset_webhook/runtime/duration.h"
 
 namespace jobset_webhook::server {
 namespace {
@@ -127,7 +127,7 @@ Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t 
 
   if (req.has_param("timeout")) {
     const auto text = req.get_param_value("timeout");
-    const auto timeout = parse_go_duration(text);
+    const auto timeout = runtime::parse_go_duration(text);
     if (!timeout || timeout->count() <= 0) {
       return Failure{400, "timeout query parameter must be a positive duration such as 10s, got " +
                               json_quoted(text)};

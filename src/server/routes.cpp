@@ -129,7 +129,7 @@ Result<std::string> read_body(const Request& req, const RequestHead& head,
 
 // An exception out of a handler is a bug (or memory ran out): that request gets a 500, never an
 // AdmissionReview that could say allowed: true, and the connection and the process carry on.
-void answer_internal_error(Response& res, ServerMetrics& metrics, const Log& log,
+void answer_internal_error(Response& res, ServerMetrics& metrics, const runtime::Log& log,
                            ConnectionContext& conn) {
   std::string what = "unknown exception";
   try {
@@ -180,7 +180,7 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
 }  // namespace
 
 void install_routes(HttpsServer& server, const ServerOptions& options, ServerMetrics& metrics,
-                    MemoryBudget& budget, const Log& log) {
+                    MemoryBudget& budget, const runtime::Log& log) {
   const std::size_t max_request_bytes = options.max_request_bytes;
   // curl and others send Expect: 100-continue before a large body; refuse from the head there too,
   // so that the body is never sent.
@@ -225,7 +225,7 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
         if (const auto route = ServerMetrics::route_of(req.path)) {
           metrics.count_request(*route, res.status, latency);
         }
-        if (!log.enabled(LogLevel::kInfo)) return;
+        if (!log.enabled(runtime::LogLevel::kInfo)) return;
         AccessRecord record;
         record.method = req.method;
         record.path = req.path;

@@ -15,7 +15,7 @@
 // One access-log line per request, and the request counted in metrics (server_metrics.h).
 
 #include "https_server.h"
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/log.h"
 #include "memory_budget.h"
 #include "jobset_webhook/server/options.h"
 #include "server_metrics.h"
@@ -28,6 +28,6 @@ namespace jobset_webhook::server {
 // Uses options.policy, options.max_request_bytes, options.read_timeout and options.answer_review.
 // options, metrics, budget and log must outlive server.
 void install_routes(HttpsServer& server, const ServerOptions& options, ServerMetrics& metrics,
-                    MemoryBudget& budget, const Log& log);
+                    MemoryBudget& budget, const runtime::Log& log);
 
 }  // namespace jobset_webhook::server

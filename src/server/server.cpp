@@ -18,7 +18,7 @@ Failure cannot_listen(const std::string& host, int port, int error) {
 
 }  // namespace
 
-AdmissionServer::AdmissionServer(const ServerOptions& options, const Log& log)
+AdmissionServer::AdmissionServer(const ServerOptions& options, const runtime::Log& log)
     : options_(options),
       log_(log),
       metrics_(std::make_unique<ServerMetrics>()),
@@ -27,7 +27,7 @@ AdmissionServer::AdmissionServer(const ServerOptions& options, const Log& log)
 }
 
 Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOptions& options,
-                                                                const Log& log) {
+                                                                const runtime::Log& log) {
   std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<AdmissionServer> s(new AdmissionServer(options, log));
   auto reloader =

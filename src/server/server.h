@@ -26,7 +26,7 @@
 #include "credential_reloader.h"
 #include "health.h"
 #include "https_server.h"
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/log.h"
 #include "memory_budget.h"
 #include "metrics_server.h"
 #include "jobset_webhook/server/options.h"
@@ -40,7 +40,7 @@ class AdmissionServer {
   // unusable; 500: a port could not be bound. Sets SIGPIPE to be ignored: a client that goes away
   // while being answered must fail a write, not end the process. log must outlive the server.
   static Result<std::unique_ptr<AdmissionServer>> start(const ServerOptions& options,
-                                                        const Log& log);
+                                                        const runtime::Log& log);
 
   // shutdown(shutdown_grace) unless done, then waits for every thread.
   ~AdmissionServer();
@@ -59,10 +59,10 @@ class AdmissionServer {
   bool shutdown(std::chrono::milliseconds grace);  // without a delay
 
  private:
-  AdmissionServer(const ServerOptions& options, const Log& log);
+  AdmissionServer(const ServerOptions& options, const runtime::Log& log);
 
   const ServerOptions options_;
-  const Log& log_;
+  const runtime::Log& log_;
   std::unique_ptr<ServerMetrics> metrics_;  // first: everything else counts into it
   std::unique_ptr<MemoryBudget> budget_;    // read by metrics_' scrapes, used by https_
   std::unique_ptr<CredentialReloader> reloader_;

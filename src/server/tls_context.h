@@ -12,7 +12,7 @@
 #include <openssl/ssl.h>
 
 #include "credential_reloader.h"
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/log.h"
 #include "jobset_webhook/server/options.h"
 #include "server_metrics.h"
 
@@ -21,7 +21,7 @@ namespace jobset_webhook::server {
 // Which client certificates a verified chain may end in, and where a refusal is reported.
 struct ClientNameCheck {
   std::vector<std::string> names;  // empty: any
-  const Log* log = nullptr;
+  const runtime::Log* log = nullptr;
   ServerMetrics* metrics = nullptr;
 };
 

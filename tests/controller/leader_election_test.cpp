@@ -81,13 +81,6 @@ TEST_CASE("A Lease without a holder is taken at once", "[controller][leader_elec
   CHECK(s.lease["spec"]["holderIdentity"] == "me");
 }
 
-TEST_CASE("Times are written as metav1.MicroTime and metav1.Time",
-          "[controller][leader_election]") {
-  const auto t = std::chrono::system_clock::time_point{} + 1764601445s + 123456us;
-  CHECK(micro_time(t) == "2025-12-01T15:04:05.123456Z");
-  CHECK(rfc3339(t) == "2025-12-01T15:04:05Z");
-}
-
 TEST_CASE("On shutdown the holder hands its Lease over at once, and only its own",
           "[controller][leader_election]") {
   LeaseElector e("ns", "l", "me", timings());

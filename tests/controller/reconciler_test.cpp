@@ -30,11 +30,11 @@ struct World {
   ControllerMetrics metrics;
   bool leading = true;
   std::chrono::steady_clock::time_point now{};
-  std::vector<std::string> log;
-  Reconciler reconciler{ReconcilerEnv{
-      api, cache, metrics, [this] { return leading; }, [this] { return now; },
-      [this](const char* level, const std::string& m) { log.push_back(level + (": " + m)); },
-      "test-identity"}};
+  std::vector<std::string> lines;
+  jobset_webhook::runtime::Log log{jobset_webhook::runtime::LogLevel::kDebug,
+                                   [this](std::string_view line) { lines.emplace_back(line); }};
+  Reconciler reconciler{ReconcilerEnv{api, cache, metrics, [this] { return leading; },
+                                      [this] { return now; }, log, "test-identity"}};
 
   // The JobSet as the watch saw it (cache) and as the API server now holds it.
   World(const Json& cached, const Json& stored, const std::vector<Json>& jobs) {

@@ -16,7 +16,7 @@
 #include "cli/documents.h"
 #include "cli/x509.h"
 #include "jobset_webhook/policy.h"
-#include "jobset_webhook/server/duration.h"
+#include "jobset_webhook/runtime/duration.h"
 #include "jobset_webhook/server/endpoints.h"
 #include "jobset_webhook/server/memory_sizing.h"
 #include "server/server_metrics.h"
@@ -24,6 +24,7 @@
 #include "support/x509_verify.h"
 
 namespace server = jobset_webhook::server;
+namespace runtime = jobset_webhook::runtime;
 using jobset_webhook::Json;
 using namespace jobset_webhook::testing;
 
@@ -190,8 +191,8 @@ void check_availability_and_security(Rendered& r) {
   CHECK(anti[0]["podAffinityTerm"]["labelSelector"]["matchLabels"] ==
         r.deployment["spec"]["selector"]["matchLabels"]);
   // The drain fits before SIGKILL, and the kubelet sees /readyz turn 503 within the delay.
-  const auto delay = server::parse_go_duration(r.flags.at("--shutdown-delay"));
-  const auto grace = server::parse_go_duration(r.flags.at("--shutdown-grace"));
+  const auto delay = runtime::parse_go_duration(r.flags.at("--shutdown-delay"));
+  const auto grace = runtime::parse_go_duration(r.flags.at("--shutdown-grace"));
   REQUIRE(delay);
   REQUIRE(grace);
   CHECK(std::chrono::seconds(r.pod_spec["terminationGracePeriodSeconds"].get<int>()) >

@@ -37,14 +37,14 @@ inline server::ServerOptions test_options(const Pki& pki) {
 class CapturedLog {
  public:
   CapturedLog()
-      : log_(server::LogLevel::kDebug, [this](std::string_view line) {
+      : log_(runtime::LogLevel::kDebug, [this](std::string_view line) {
           // JOBSET_TEST_LOG=1 shows the server's log while debugging a test.
           static const bool echo = std::getenv("JOBSET_TEST_LOG") != nullptr;
           if (echo) std::fwrite(line.data(), 1, line.size(), stderr);
           std::lock_guard lock(mutex_);
           lines_.emplace_back(line);
         }) {}
-  const server::Log& log() const { return log_; }
+  const runtime::Log& log() const { return log_; }
 
   std::vector<Json> lines() const {
     std::lock_guard lock(mutex_);
@@ -75,7 +75,7 @@ class CapturedLog {
  private:
   mutable std::mutex mutex_;
   std::vector<std::string> lines_;
-  server::Log log_;
+  runtime::Log log_;
 };
 
 class TestServer {

@@ -1,8 +1,12 @@
 #pragma once
 
-// The CLI's subcommands. Each returns the process exit code (exit_codes.h).
+// The CLI's subcommands. Each registers itself and its flags on the application
+// (add_<name>_command, in src/cli/<name>.cpp) and returns the process exit code (exit_codes.h).
+
+#include <CLI/CLI.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +16,24 @@
 #include "jobset_webhook/server/memory_sizing.h"
 
 namespace jobset_webhook::cli {
+
+// A subcommand registered on the application with its flags; `run` carries it out once the
+// application has parsed them (the options it fills live in `run`).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// Every subcommand, in the order `--help` lists them.
+std::vector<Command> add_commands(CLI::App& app);
+
+Command add_review_command(CLI::App& app);
+Command add_certs_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
+Command add_default_command(CLI::App& app);
+Command add_serve_command(CLI::App& app);
+Command add_scale_down_controller_command(CLI::App& app);
 
 struct ReviewOptions {
   std::string input = "-";  // a file, or "-" for stdin

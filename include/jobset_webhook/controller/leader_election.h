@@ -66,9 +66,4 @@ class LeaseElector {
   std::optional<Clock::time_point> renewed_at_;
 };
 
-// RFC 3339 in UTC with microseconds, e.g. "2026-12-01T15:04:05.123456Z" (metav1.MicroTime), and
-// with seconds, e.g. "2026-12-01T15:04:05Z" (metav1.Time).
-std::string micro_time(std::chrono::system_clock::time_point t);
-std::string rfc3339(std::chrono::system_clock::time_point t);
-
 }  // namespace jobset_webhook::controller

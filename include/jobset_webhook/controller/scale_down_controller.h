@@ -7,10 +7,11 @@
 // Lease acts (leader_election.h); every replica keeps its caches warm. Prometheus metrics and
 // /healthz on a plain-HTTP port.
 
-#include <atomic>
 #include <string>
 
 #include "jobset_webhook/controller/leader_election.h"
+#include "jobset_webhook/exit_codes.h"
+#include "jobset_webhook/runtime/log.h"
 
 namespace jobset_webhook::controller {
 
@@ -22,13 +23,18 @@ struct ControllerOptions {
   std::string lease_name = "jobset-scale-down-controller";
   std::string identity;  // empty: <hostname>_<random>
   std::string bind = "0.0.0.0";
-  int metrics_port = 8080;  // /metrics, /healthz and /readyz; 0: none; -1: any free port
+  int metrics_port = 8080;          // /metrics, /healthz and /readyz; 0: none; -1: any free port
+  std::string log_level = "info";   // runtime::parse_log_level
+  std::string log_format = "json";  // or text
   LeaseTimings lease;
   int watch_timeout_seconds = 300;
 };
 
-// Runs until `stop` becomes true (the CLI sets it on SIGTERM or SIGINT). Exit code: 0 after a
-// clean stop, 2 when the configuration cannot be read or the metrics port cannot be bound.
-int run_scale_down_controller(const ControllerOptions& options, const std::atomic<bool>& stop);
+// Runs until SIGTERM or SIGINT (runtime/signals.h: a second one ends the process at once), then
+// finishes the pass in progress, hands its Lease over and stops. Must be called before the
+// process starts any thread. Exit code (exit_codes.h): kExitOk after a clean stop,
+// kExitUnusableInput when the configuration cannot be read, kExitFailed when the metrics port
+// cannot be bound.
+int run_scale_down_controller(const ControllerOptions& options, const runtime::Log& log);
 
 }  // namespace jobset_webhook::controller

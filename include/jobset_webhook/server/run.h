@@ -5,7 +5,7 @@
 // flight. A second signal during the shutdown ends the process at once.
 
 #include "jobset_webhook/exit_codes.h"
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/log.h"
 #include "jobset_webhook/server/options.h"
 
 namespace jobset_webhook::server {
@@ -14,6 +14,6 @@ namespace jobset_webhook::server {
 // thread it starts leaves them to the waiting one. Returns the process exit code (exit_codes.h):
 // kExitOk after a clean shutdown, kExitFailed when it could not listen or the grace period ran
 // out, kExitUnusableInput when the TLS files are unusable.
-int run(const ServerOptions& options, const Log& log);
+int run(const ServerOptions& options, const runtime::Log& log);
 
 }  // namespace jobset_webhook::server

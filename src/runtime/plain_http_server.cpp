@@ -1,10 +1,10 @@
-#include "plain_http_server.h"
+#include "jobset_webhook/runtime/plain_http_server.h"
 
 #include <sys/socket.h>
 
-#include "connection_threads.h"
+#include "jobset_webhook/runtime/connection_threads.h"
 
-namespace jobset_webhook::server {
+namespace jobset_webhook::runtime {
 namespace {
 
 // Probes and scrapes open a connection each; a few threads are plenty, and more would only be
@@ -44,4 +44,4 @@ void PlainHttpServer::stop() {
   thread_.join();
 }
 
-}  // namespace jobset_webhook::server
+}  // namespace jobset_webhook::runtime

@@ -1,8 +1,8 @@
-#include "jobset_webhook/server/duration.h"
+#include "jobset_webhook/runtime/duration.h"
 
 #include <catch2/catch.hpp>
 
-using jobset_webhook::server::parse_go_duration;
+using jobset_webhook::runtime::parse_go_duration;
 using namespace std::chrono_literals;
 
 TEST_CASE("Durations parse as Go's time.ParseDuration does", "[server][duration]") {

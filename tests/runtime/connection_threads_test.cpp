@@ -1,11 +1,11 @@
-#include "server/connection_threads.h"
+#include "jobset_webhook/runtime/connection_threads.h"
 
 #include <atomic>
 #include <future>
 
 #include <catch2/catch.hpp>
 
-using jobset_webhook::server::ConnectionThreads;
+using jobset_webhook::runtime::ConnectionThreads;
 using namespace std::chrono_literals;
 
 TEST_CASE("A task runs while many earlier tasks hold their threads",

@@ -1,7 +1,7 @@
 #pragma once
 
-// The server's log: one line per event on stderr, written whole so that lines from concurrent
-// requests never interleave. JSON (the default), one object per line:
+// The log of both daemons (serve, scale-down-controller; --log-level, --log-format): one line per
+// event on stderr, written whole so that lines from concurrent threads never interleave. JSON (the default), one object per line:
 //   {"time":"2026-11-30T11:46:05.123456Z","level":"info","msg":"serving","port":9443}
 // or text, for people reading a terminal: time, level, message, then key=value fields, with
 // strings quoted (JSON-style) when they hold a space, a quote, '=' or a control character:
@@ -15,7 +15,7 @@
 
 #include "jobset_webhook/json.h"
 
-namespace jobset_webhook::server {
+namespace jobset_webhook::runtime {
 
 enum class LogLevel { kDebug, kInfo, kWarn, kError };
 enum class LogFormat { kJson, kText };
@@ -67,7 +67,4 @@ std::string format_json_line(std::string_view time, LogLevel level, std::string_
 std::string format_text_line(std::string_view time, LogLevel level, std::string_view message,
                              const Json& fields);
 
-// RFC 3339 UTC with microseconds, as the log's "time" field: 2026-11-30T11:46:05.123456Z.
-std::string format_log_time(std::chrono::system_clock::time_point t);
-
-}  // namespace jobset_webhook::server
+}  // namespace jobset_webhook::runtime

@@ -20,7 +20,7 @@
 
 #include <httplib.h>
 
-namespace jobset_webhook::server {
+namespace jobset_webhook::runtime {
 
 class ConnectionThreads final : public httplib::TaskQueue {
  public:
@@ -53,4 +53,4 @@ class ConnectionThreads final : public httplib::TaskQueue {
   bool shutting_down_ = false;
 };
 
-}  // namespace jobset_webhook::server
+}  // namespace jobset_webhook::runtime

@@ -1,8 +1,9 @@
 #pragma once
 
-// A small plain-HTTP server on its own thread, for the kubelet's probes (health.h) and
-// Prometheus' scrapes (metrics_server.h): a few connection threads, a short keep-alive, and a
-// port in use fails to bind (no SO_REUSEPORT). Routes are added on http() before start().
+// A small plain-HTTP server on its own thread, for the kubelet's probes and Prometheus' scrapes
+// of both daemons (serve's health and metrics ports, the controller's metrics port): a few
+// connection threads, a short keep-alive, and a port in use fails to bind (no SO_REUSEPORT).
+// Routes are added on http() before start().
 
 #include <httplib.h>
 
@@ -10,7 +11,7 @@
 #include <string>
 #include <thread>
 
-namespace jobset_webhook::server {
+namespace jobset_webhook::runtime {
 
 class PlainHttpServer {
  public:
@@ -31,4 +32,4 @@ class PlainHttpServer {
   std::thread thread_;
 };
 
-}  // namespace jobset_webhook::server
+}  // namespace jobset_webhook::runtime

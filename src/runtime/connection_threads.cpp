@@ -1,8 +1,8 @@
-#include "connection_threads.h"
+#include "jobset_webhook/runtime/connection_threads.h"
 
 #include <algorithm>
 
-namespace jobset_webhook::server {
+namespace jobset_webhook::runtime {
 namespace {
 
 // Threads kept alive however long they idle, so a quiet server answers without starting one.
@@ -102,4 +102,4 @@ void ConnectionThreads::work() {
   }
 }
 
-}  // namespace jobset_webhook::server
+}  // namespace jobset_webhook::runtime

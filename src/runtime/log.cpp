@@ -1,4 +1,4 @@
-#include "jobset_webhook/server/log.h"
+#include "jobset_webhook/runtime/log.h"
 
 #include <unistd.h>
 
@@ -7,8 +7,9 @@
 #include <ctime>
 
 #include "jobset_webhook/json_text.h"
+#include "jobset_webhook/runtime/time.h"
 
-namespace jobset_webhook::server {
+namespace jobset_webhook::runtime {
 namespace {
 
 constexpr std::string_view level_name(LogLevel level) {
@@ -138,19 +139,6 @@ std::string format_json_line(std::string_view time, LogLevel level, std::string_
   return line;
 }
 
-std::string format_log_time(std::chrono::system_clock::time_point t) {
-  using namespace std::chrono;
-  const auto micros = duration_cast<microseconds>(t.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<int>(micros % 1'000'000));
-  return text;
-}
-
 Log::Log(LogLevel level, Sink sink, LogFormat format)
     : level_(level), sink_(sink ? std::move(sink) : Sink(write_to_stderr)), format_(format) {}
 
@@ -158,15 +146,15 @@ void Log::write(LogLevel level, std::string_view message, const Json& fields) co
   if (!enabled(level)) return;
   try {
     if (format_ == LogFormat::kText) {
-      sink_(format_text_line(format_log_time(std::chrono::system_clock::now()), level, message,
+      sink_(format_text_line(rfc3339_micro(std::chrono::system_clock::now()), level, message,
                              fields));
       return;
     }
-    const auto time = format_log_time(std::chrono::system_clock::now());
+    const auto time = rfc3339_micro(std::chrono::system_clock::now());
     sink_(format_json_line(time, level, message, fields));
   } catch (...) {
     // Logging never takes a request down with it.
   }
 }
 
-}  // namespace jobset_webhook::server
+}  // namespace jobset_webhook::runtime

@@ -1,10 +1,10 @@
-#include "jobset_webhook/server/duration.h"
+#include "jobset_webhook/runtime/duration.h"
 
 #include <cstdint>
 #include <limits>
 #include <utility>
 
-namespace jobset_webhook::server {
+namespace jobset_webhook::runtime {
 namespace {
 
 using Nanos = std::int64_t;
@@ -91,4 +91,4 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text)
   return std::chrono::nanoseconds(static_cast<Nanos>(total));
 }
 
-}  // namespace jobset_webhook::server
+}  // namespace jobset_webhook::runtime
