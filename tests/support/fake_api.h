@@ -5,6 +5,7 @@
 // back up between two deletions, a Lease lost). Deletes honour preconditions.uid (409), as the
 // API server does. One thread at a time.
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -25,6 +26,17 @@ class FakeApi : public kube::Api {
   // Runs after each call, with the call's "<METHOD> <path>".
   std::function<void(const std::string& call)> after;
 
+  // What each watch call does, in order: deliver `events`, then end with `end` (a resourceVersion:
+  // the server closed the stream; a Failure: 410 Gone, a broken stream, ...). A watch with no
+  // script left ends at once with a transport error.
+  struct WatchScript {
+    std::vector<kube::WatchEvent> events;
+    Result<std::string> end = std::string();
+  };
+  std::vector<WatchScript> watches;
+  std::vector<std::string> watched_from;  // the resourceVersion each watch started from
+  std::string list_version = "1";         // the resourceVersion a list answers with
+
   Result<Json> get(const std::string& path) override {
     const std::string call = "GET " + path;
     Result<Json> out = answer(call);
@@ -41,14 +53,26 @@ class FakeApi : public kube::Api {
     for (const auto& [p, o] : objects) {
       if (p.rfind(path + "/", 0) == 0) out.items.push_back(o);
     }
-    out.resource_version = "1";
+    out.resource_version = list_version;
+    if (after) after("LIST " + path);
     return out;
   }
 
-  Result<std::string> watch(const std::string& path, const std::string&, const std::string&, int,
-                            const std::function<bool(const kube::WatchEvent&)>&) override {
+  Result<std::string> watch(const std::string& path, const std::string&,
+                            const std::string& resource_version, int,
+                            const std::function<bool(const kube::WatchEvent&)>& on_event) override {
     calls.push_back("WATCH " + path);
-    return Failure{kube::kTransportError, "the fake has no watch"};
+    watched_from.push_back(resource_version);
+    const std::size_t n = watched_from.size() - 1;
+    Result<std::string> end = Failure{kube::kTransportError, "no watch scripted"};
+    if (n < watches.size()) {
+      for (const auto& e : watches[n].events) {
+        if (!on_event(e)) return resource_version;
+      }
+      end = watches[n].end;
+    }
+    if (after) after("WATCH " + path);
+    return end;
   }
 
   Result<Json> create(const std::string& collection_path, const Json& object) override {
