@@ -13,6 +13,7 @@
 #include "jobset_webhook/decide.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 #include "jobset_webhook/validation/update.h"
+#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -89,29 +90,8 @@ bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetRe
   return true;
 }
 
-// The value at tokens, walking objects by key and lists by index; nullptr when there is none.
-const Json* find(const Json& root, const std::vector<std::string>& tokens) {
-  const Json* node = &root;
-  for (const auto& token : tokens) {
-    if (node->is_object()) {
-      const auto it = node->find(token);
-      if (it == node->end()) return nullptr;
-      node = &*it;
-    } else if (node->is_array()) {
-      std::size_t index = 0;
-      const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
-      if (ec != std::errc() || ptr != token.data() + token.size() || index >= node->size())
-        return nullptr;
-      node = &(*node)[index];
-    } else {
-      return nullptr;
-    }
-  }
-  return node->is_null() ? nullptr : node;
-}
-
 std::string replicated_job_name(const Json& js, std::size_t index) {
-  const Json* name = find(js, {"spec", "replicatedJobs", std::to_string(index), "name"});
+  const Json* name = find_path(js, {"spec", "replicatedJobs", std::to_string(index), "name"});
   return name != nullptr && name->is_string() ? name->get<std::string>() : std::string();
 }
 
@@ -124,7 +104,7 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
     if (std::from_chars(tokens[2].data(), tokens[2].data() + tokens[2].size(), index).ec ==
         std::errc()) {
       const std::string name = replicated_job_name(new_js, index);
-      const Json* old_list = find(old_js, {"spec", "replicatedJobs"});
+      const Json* old_list = find_path(old_js, {"spec", "replicatedJobs"});
       std::optional<std::size_t> old_index;
       for (std::size_t i = 0;
            !old_index && old_list != nullptr && old_list->is_array() && i < old_list->size(); ++i) {
@@ -134,7 +114,7 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
       tokens[2] = std::to_string(*old_index);
     }
   }
-  const Json* value = find(old_js, tokens);
+  const Json* value = find_path(old_js, tokens);
   if (value == nullptr) return {};
   return {true, field::BadValue::of(*value).printed()};
 }
@@ -142,7 +122,7 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
 // Where a warning points: a scale warning at its ReplicatedJob's replicas, or at its name when
 // the manifest leaves replicas to its default; any other warning at the object.
 Location warning_location(const std::string& warning, const JobSetManifest& manifest) {
-  const Json* rjobs = find(manifest.object, {"spec", "replicatedJobs"});
+  const Json* rjobs = find_path(manifest.object, {"spec", "replicatedJobs"});
   for (std::size_t i = 0; rjobs != nullptr && rjobs->is_array() && i < rjobs->size(); ++i) {
     const std::string name = replicated_job_name(manifest.object, i);
     if (name.empty() || warning.rfind(validation::scale_warning_prefix(name), 0) != 0) continue;
@@ -218,20 +198,8 @@ Result<std::vector<validation::UnknownField>> prune_unknown_fields(Json& object)
   if (!view.ok()) return view.failure();
   auto unknown = validation::unknown_fields(view.value().root());
   for (const auto& field : unknown) {
-    Json* parent = &object;
-    for (std::size_t i = 0; parent != nullptr && i + 1 < field.tokens.size(); ++i) {
-      const std::string& token = field.tokens[i];
-      if (parent->is_object()) {
-        const auto it = parent->find(token);
-        parent = it == parent->end() ? nullptr : &*it;
-      } else if (parent->is_array()) {
-        std::size_t index = 0;
-        const auto res = std::from_chars(token.data(), token.data() + token.size(), index);
-        parent = res.ec == std::errc() && index < parent->size() ? &(*parent)[index] : nullptr;
-      } else {
-        parent = nullptr;
-      }
-    }
+    Json* parent =
+        find_path(object, std::vector<std::string>(field.tokens.begin(), field.tokens.end() - 1));
     if (parent != nullptr && parent->is_object()) parent->erase(field.tokens.back());
   }
   return unknown;
@@ -249,7 +217,7 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
     // A generateName JobSet gets a new name on every create: there is nothing to match it with.
     if (js.name.empty()) {
       report.skipped.push_back(
-          {js.where(), js.object.value("apiVersion", ""), js.object.value("kind", ""), ""});
+          {js.where(), string_at(&js.object, "apiVersion"), string_at(&js.object, "kind"), ""});
     }
   }
   for (const auto& pairing : pair_jobsets(old_side, new_side)) {

@@ -8,15 +8,13 @@
 #include "jobset_webhook/defaulting/defaults.h"
 #include "jobset_webhook/parsed_view.h"
 #include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::cli {
 namespace {
 
 std::string metadata_name(const Json& object) {
-  const auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return {};
-  const auto name = metadata->find("name");
-  return name != metadata->end() && name->is_string() ? name->get<std::string>() : std::string();
+  return string_at(member(&object, "metadata"), "name");
 }
 
 }  // namespace

@@ -1,22 +1,17 @@
 #include "jobset_webhook/controller/leader_election.h"
 
 #include <utility>
+#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::controller {
 namespace {
 
 std::string spec_string(const Json& lease, const char* key) {
-  const auto spec = lease.find("spec");
-  if (spec == lease.end() || !spec->is_object()) return "";
-  const auto v = spec->find(key);
-  return v != spec->end() && v->is_string() ? v->get<std::string>() : "";
+  return string_at(member(&lease, "spec"), key);
 }
 
 std::int64_t spec_int(const Json& lease, const char* key) {
-  const auto spec = lease.find("spec");
-  if (spec == lease.end() || !spec->is_object()) return 0;
-  const auto v = spec->find(key);
-  return v != spec->end() && v->is_number_integer() ? v->get<std::int64_t>() : 0;
+  return integer_at(member(&lease, "spec"), key).value_or(0);
 }
 
 }  // namespace

@@ -1,21 +1,14 @@
 #include "object_cache.h"
+#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::controller {
 
 std::string meta_string(const Json& obj, const char* key) {
-  const auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return "";
-  const auto v = meta->find(key);
-  return v != meta->end() && v->is_string() ? v->get<std::string>() : "";
+  return string_at(member(&obj, "metadata"), key);
 }
 
 std::string label(const Json& obj, const char* key) {
-  const auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return "";
-  const auto labels = meta->find("labels");
-  if (labels == meta->end() || !labels->is_object()) return "";
-  const auto v = labels->find(key);
-  return v != labels->end() && v->is_string() ? v->get<std::string>() : "";
+  return string_at(member(member(&obj, "metadata"), "labels"), key);
 }
 
 Json trim_for_cache(Json object) {

@@ -4,27 +4,10 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::controller {
 namespace {
-
-// Checked accessors: the plan never throws on a document of unexpected shape.
-const Json* member(const Json* obj, std::string_view key) {
-  if (obj == nullptr || !obj->is_object()) return nullptr;
-  const auto it = obj->find(key);
-  return it == obj->end() ? nullptr : &*it;
-}
-
-std::string string_at(const Json* obj, std::string_view key) {
-  const Json* v = member(obj, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-}
-
-std::optional<std::int64_t> integer_at(const Json* obj, std::string_view key) {
-  const Json* v = member(obj, key);
-  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
-  return v->get<std::int64_t>();
-}
 
 // A label value as upstream writes it (strconv.Itoa of a non-negative int): digits only.
 std::optional<std::int64_t> label_integer(const Json* labels, std::string_view key) {

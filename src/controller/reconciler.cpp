@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "jobset_webhook/runtime/time.h"
+#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::controller {
 namespace {
@@ -12,16 +13,10 @@ constexpr std::chrono::minutes kDeletedMemory{1};
 
 // spec.replicatedJobs[name].replicas, for messages (the API server defaults it to 1).
 std::int64_t replicas_of(const Json& js, const std::string& rjob) {
-  const auto spec = js.find("spec");
-  if (spec == js.end() || !spec->is_object()) return 0;
-  const auto rjobs = spec->find("replicatedJobs");
-  if (rjobs == spec->end() || !rjobs->is_array()) return 0;
+  const Json* rjobs = member(member(&js, "spec"), "replicatedJobs");
+  if (rjobs == nullptr || !rjobs->is_array()) return 0;
   for (const auto& r : *rjobs) {
-    if (!r.is_object()) continue;
-    const auto n = r.find("name");
-    if (n == r.end() || !n->is_string() || *n != rjob) continue;
-    const auto v = r.find("replicas");
-    return v != r.end() && v->is_number_integer() ? v->get<std::int64_t>() : 1;
+    if (string_at(&r, "name") == rjob) return integer_at(&r, "replicas").value_or(1);
   }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 #include <utility>
+#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::kube {
 namespace {
@@ -353,15 +354,11 @@ Result<ObjectList> Client::list(const std::string& path, const std::string& labe
     auto page = get(query);
     if (!page.ok()) return page.failure();
     const Json& body = page.value();
-    const auto meta = body.find("metadata");
-    next.clear();
-    if (meta != body.end() && meta->is_object()) {
-      if (first) out.resource_version = meta->value("resourceVersion", "");
-      next = meta->value("continue", "");
-    }
-    const auto items = body.find("items");
-    if (items != body.end() && items->is_array()) {
-      // Items of a list carry no kind; the watch's objects do. Keep them alike.
+    const Json* meta = member(&body, "metadata");
+    if (first) out.resource_version = string_at(meta, "resourceVersion");
+    next = string_at(meta, "continue");
+    const Json* items = member(&body, "items");
+    if (items != nullptr && items->is_array()) {
       for (const auto& item : *items) out.items.push_back(item);
     }
     first = false;
@@ -392,15 +389,13 @@ Result<std::string> Client::watch(const std::string& path, const std::string& la
     WatchEvent e{event["type"].get<std::string>(), std::move(event["object"])};
     if (e.type == "ERROR") {
       // A Status: 410 Gone ("too old resource version") means relist.
-      const int code =
-          e.object.is_object() && e.object.contains("code") && e.object["code"].is_number_integer()
-              ? e.object["code"].get<int>()
-              : 500;
+      const int code = static_cast<int>(integer_at(&e.object, "code").value_or(500));
       ended = status_failure(code, e.object.dump());
       return false;
     }
-    if (e.object.is_object() && e.object.contains("metadata") && e.object["metadata"].is_object()) {
-      last_version = e.object["metadata"].value("resourceVersion", last_version);
+    if (std::string version = string_at(member(&e.object, "metadata"), "resourceVersion");
+        !version.empty()) {
+      last_version = std::move(version);
     }
     if (!on_event(e)) {
       stopped = true;
