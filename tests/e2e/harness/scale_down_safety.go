@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -385,13 +386,15 @@ func (s *Suite) rbacFor(t *T, ns string) (role map[string]any, others []map[stri
 		filepath.Join(s.c.Root, "manifests", "components", "scale-down-controller-namespaced", "rbac.yaml"),
 		filepath.Join(s.c.Root, "manifests", "components", "scale-down-controller", "rbac.yaml"),
 	} {
-		list, err := s.c.yamlToJSON(file)
-		if err != nil {
-			t.Fatalf("%v", err)
-		}
-		items, _ := list["items"].([]any)
-		for _, it := range items {
-			obj := it.(map[string]any)
+		// One JSON object per YAML document (kubectl prints them one after the other).
+		dec := json.NewDecoder(strings.NewReader(t.Kubectl("create", "--dry-run=client", "-o", "json", "-f", file)))
+		for {
+			var obj map[string]any
+			if err := dec.Decode(&obj); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
 			kind, _ := obj["kind"].(string)
 			if kind != "Role" && kind != "RoleBinding" {
 				continue // the ClusterRole and its binding: replaced by the namespaced Role
@@ -587,7 +590,7 @@ func (s *Suite) sdOnlyKubeconfigCA(t *T) {
 	}
 	b, _ := os.ReadFile(ctl.p.log)
 	log := string(b)
-	contains(t, "controller log", lastLines(log, 5), "certificate verify failed")
+	contains(t, "controller log", log, "certificate verify failed")
 	contains(t, "controller log", log, "TLS handshake with 127.0.0.1:")
 	r := t.Try("", env, "--kubeconfig", kc, "get", "jobsets", "-n", ns)
 	if r.OK {
@@ -600,14 +603,6 @@ func (s *Suite) sdOnlyKubeconfigCA(t *T) {
 			break
 		}
 	}
-}
-
-func lastLines(text string, n int) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // sdLeaseHandover: SIGTERM (proc.stop) to the leader; it releases the Lease as client-go's
@@ -625,15 +620,24 @@ func (s *Suite) sdLeaseHandover(t *T) {
 	if b.metric("jobset_scale_down_leader") != 0 {
 		t.Fatalf("b leads while a holds the Lease")
 	}
+	// SIGTERM (proc.stop), while b's leader gauge is sampled every 50 ms.
 	sent := time.Now()
-	a.p.stop(5 * time.Second)
-	exited := time.Now()
-	if d := exited.Sub(sent); d >= 5*time.Second {
+	go a.p.stop(5 * time.Second)
+	var took time.Duration
+	for deadline := sent.Add(10 * time.Second); took == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b.metric("jobset_scale_down_leader") == 1 {
+			took = time.Since(sent)
+		}
+	}
+	<-a.p.done
+	exited := time.Since(sent)
+	if exited >= 5*time.Second {
 		t.Errorf("a did not exit within 5s of SIGTERM (killed)")
 	}
 	if code := a.p.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("a exited with %d", code)
 	}
+	// Right after a's exit: released (holder empty, 1 s) or already taken by b.
 	lease := t.Get(ns, "lease", "jobset-scale-down-controller")
 	holder, _ := at(lease, "spec", "holderIdentity").(string)
 	dur := at(lease, "spec", "leaseDurationSeconds")
@@ -646,18 +650,11 @@ func (s *Suite) sdLeaseHandover(t *T) {
 	default:
 		t.Errorf("Lease holder %q right after a exited, want empty or b", holder)
 	}
-	var took time.Duration
-	for deadline := exited.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if b.metric("jobset_scale_down_leader") == 1 {
-			took = time.Since(exited)
-			break
-		}
-	}
 	if took == 0 {
-		t.Fatalf("b did not lead within 10s of a's exit")
+		t.Fatalf("b did not lead within 10s of the SIGTERM to a")
 	}
 	if took > 3*time.Second {
-		t.Errorf("b led %v after a's exit, want within 3s (retry period 1s; lease duration 4s)", took.Round(time.Millisecond))
+		t.Errorf("b led %v after the SIGTERM to a, want within 3s (retry period 1s; lease duration 4s)", took.Round(time.Millisecond))
 	}
 	b2, _ := os.ReadFile(a.p.log)
 	contains(t, "a's log", string(b2), "released Lease")
@@ -666,8 +663,8 @@ func (s *Suite) sdLeaseHandover(t *T) {
 	if _, who := t.scaleEvents(ns); len(who) != 1 || who[0] != "b" {
 		t.Errorf("Events written by %q, want one by b", who)
 	}
-	t.Note("SIGTERM to exit %v; Lease right after: holder %q, leaseDurationSeconds %v; b led %v after a's exit",
-		exited.Sub(sent).Round(time.Millisecond), holder, dur, took.Round(time.Millisecond))
+	t.Note("after the SIGTERM to a: b led at %v, a exited at %v; the Lease then: holder %q, leaseDurationSeconds %v",
+		took.Round(time.Millisecond), exited.Round(time.Millisecond), holder, dur)
 }
 
 // procCPU is the CPU time (user + system) of a process so far, from /proc/PID/stat (fields 14
