@@ -742,6 +742,29 @@ func (s *Suite) sdMeasure(t *T) {
 	t.Note("%d JobSets 3 -> 1 (one kubectl apply, %.1f s): %d Jobs deleted %.1f s after the apply began; controller CPU %.2f s",
 		n, applyTook.Seconds(), 2*n, wall.Seconds(), cpu1-cpu0)
 	t.Note("reconciles %v, errors %v", ctl.metric("jobset_scale_down_reconcile_total"), ctl.metric("jobset_scale_down_reconcile_errors_total"))
+
+	// The controller alone: the JobSets back to 3, scaled to 1 while no controller runs (upstream
+	// deletes nothing), then a controller started: its whole life until the Jobs are gone, its
+	// lists of the JobSets and Jobs included.
+	if r := t.Try(docs(3), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		t.Fatalf("scale-up: %s", r.Err)
+	}
+	t.waitJobCount(ns, 9+3*n, 15*time.Minute)
+	ctl.p.stop(5 * time.Second)
+	if r := t.Try(docs(1), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		t.Fatalf("scale-down: %s", r.Err)
+	}
+	time.Sleep(3 * time.Second)
+	if got := len(strings.Fields(t.Kubectl("get", "jobs", "-n", ns, "-o", "name"))); got != 9+3*n {
+		t.Fatalf("%d Jobs with no controller running, want %d", got, 9+3*n)
+	}
+	start = time.Now()
+	cold := s.startController(t, ns, "b")
+	defer cold.p.stop(5 * time.Second)
+	t.waitJobCount(ns, 9+n, 15*time.Minute)
+	wall = time.Since(start)
+	t.Note("%d JobSets already at 1, a controller started: %d Jobs deleted %.1f s after its start; its CPU %.2f s in all",
+		n, 2*n, wall.Seconds(), procCPU(cold.p.cmd.Process.Pid))
 }
 
 // waitJobCount waits until the namespace holds exactly want Jobs.
