@@ -29,6 +29,13 @@ func (s *Suite) scaleDownCases() {
 	s.Run("scale-down controller: a failure-policy restart behaves as before; the next attempt scales down", s.sdRestart)
 	s.Run("scale-down controller: survives an API-server restart and watches that expire", s.sdAPIServerRestart)
 	s.Run("scale-down controller: two replicas, one leader at a time, the other takes over", s.sdTwoReplicas)
+	s.Run("scale-down controller: a scale back up during a long scale-down deletes no Job the JobSet wants", s.sdFlapLong)
+	s.Run("scale-down controller: a flap 3 -> 0 -> 3 ends with the three Jobs and no Job deleted after the scale back up", s.sdFlapZero)
+	s.Run("scale-down controller: a stuck Job of an older restart attempt does not hold back a scale-down", s.sdStuckOlderAttempt)
+	s.Run("scale-down controller under exactly its RBAC: scales down; without delete on Jobs it warns (forbidden)", s.sdExactRBAC)
+	s.Run("scale-down controller trusts only the kubeconfig's CA", s.sdOnlyKubeconfigCA)
+	s.Run("scale-down controller hands its Lease over on SIGTERM", s.sdLeaseHandover)
+	s.Run("scale-down controller: measure idle CPU and a 200 x 3 -> 1 scale-down (JOBSET_E2E_MEASURE=1)", s.sdMeasure)
 }
 
 type sdController struct {
