@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"net"
+	"os"
 	"testing"
+	"time"
 )
 
 func TestOutsideTakesTheWiderStretchBesideTheEphemeralRange(t *testing.T) {
@@ -45,5 +49,70 @@ func TestTakeGivesEachPortOnceAndSkipsOneInUse(t *testing.T) {
 			t.Errorf("port %d outside 20000-20015", p)
 		}
 		seen[p] = true
+	}
+}
+
+// testCluster is a Cluster with only what start and waitFor need.
+func testCluster(t *testing.T) *Cluster {
+	c := &Cluster{Work: t.TempDir(), ctx: context.Background()}
+	if err := os.MkdirAll(c.path("logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Down)
+	return c
+}
+
+func TestStartBindingStartsAgainAChildThatLostItsPort(t *testing.T) {
+	c := testCluster(t)
+	attempts := 0
+	err := c.startBinding("child", func() (*proc, error) {
+		attempts++
+		script := "echo 'listen tcp 127.0.0.1:20001: bind: address already in use'; exit 1"
+		if attempts == 3 {
+			script = "exec sleep 30"
+		}
+		p, err := c.start("child", "sh", "-c", script)
+		if err != nil {
+			return nil, err
+		}
+		return p, c.waitFor("child", p, 5*time.Second, func() error {
+			if attempts < 3 {
+				return errors.New("not ready")
+			}
+			return nil
+		})
+	})
+	if err != nil || attempts != 3 {
+		t.Fatalf("startBinding = %v after %d attempts; want nil after 3", err, attempts)
+	}
+	for _, kept := range []string{"child.port-taken-1.log", "child.port-taken-2.log"} {
+		if !fileExists(c.path("logs", kept)) {
+			t.Errorf("%s not kept", kept)
+		}
+	}
+}
+
+func TestStartBindingGivesUpOnOtherFailuresAndAfterFiveAttempts(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		want         int
+	}{
+		{"another failure", "echo 'no such flag'; exit 2", 1},
+		{"a port taken every time", "echo 'bind: address already in use'; exit 1", bindAttempts},
+	} {
+		c := testCluster(t)
+		attempts := 0
+		err := c.startBinding("child", func() (*proc, error) {
+			attempts++
+			p, err := c.start("child", "sh", "-c", tc.script)
+			if err != nil {
+				return nil, err
+			}
+			return p, c.waitFor("child", p, 5*time.Second, func() error { return errors.New("not ready") })
+		})
+		if err == nil || attempts != tc.want {
+			t.Errorf("%s: startBinding = %v after %d attempts; want an error after %d", tc.name, err,
+				attempts, tc.want)
+		}
 	}
 }
