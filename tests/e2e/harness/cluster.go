@@ -625,13 +625,15 @@ health:
 	})
 }
 
-// registerJobSetWebhooks registers upstream's webhook configurations with the manager's url.
+// registerJobSetWebhooks registers upstream's webhook configurations with the manager's url,
+// then waits until the manager serves each of their paths.
 func (c *Cluster) registerJobSetWebhooks() error {
 	rendered, err := c.Kubectl("kustomize", filepath.Join(c.JobSetDir, "config", "components", "webhook"))
 	if err != nil {
 		return err
 	}
 	ca := base64.StdEncoding.EncodeToString(c.ca.certPEM())
+	var urls []string
 	for _, doc := range strings.Split(rendered, "\n---\n") {
 		out, errOut, err := c.KubectlIO(doc, nil, "create", "--dry-run=client", "-o", "json", "-f", "-")
 		if err != nil {
@@ -662,6 +664,7 @@ func (c *Cluster) registerJobSetWebhooks() error {
 			delete(cc, "service")
 			cc["url"] = fmt.Sprintf("https://127.0.0.1:%d%s", c.jobsetPorts.webhook, svc["path"])
 			cc["caBundle"] = ca
+			urls = append(urls, cc["url"].(string))
 		}
 		if err := c.applyJSON(obj); err != nil {
 			return err
@@ -672,7 +675,27 @@ func (c *Cluster) registerJobSetWebhooks() error {
 		"--type=json", "-p", `[
   {"op": "test", "path": "/webhooks/0/name", "value": "vjobset.kb.io"},
   {"op": "replace", "path": "/webhooks/0/rules/0/operations", "value": ["CREATE"]}]`)
-	return err
+	if err != nil {
+		return err
+	}
+	// The manager is ready (/readyz) once its webhook server listens, and registers the webhooks'
+	// paths only after its caches have synced, a second or two later; until then the server
+	// answers 404, and a JobSet created then is refused with "failed calling webhook
+	// "vjobset.kb.io": ... the server could not find the requested resource".
+	cl := c.adminClient()
+	return c.waitFor("JobSet manager's webhooks", nil, 60*time.Second, func() error {
+		for _, u := range urls {
+			resp, err := cl.Post(u, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusNotFound {
+				return fmt.Errorf("%s: 404", u)
+			}
+		}
+		return nil
+	})
 }
 
 // startScaleDownController runs `jobset-webhook scale-down-controller` over every namespace, its
