@@ -186,23 +186,33 @@ void run_storm(const std::vector<std::string>& extra_flags, bool bounded) {
   // A client still sending a body the server refused writes into a closed connection.
   std::signal(SIGPIPE, SIG_IGN);
   const auto pki = t::make_pki();
-  const int metrics_port = t::free_port();
-  std::vector<std::string> argv = {JOBSET_WEBHOOK_BINARY,
-                                   "serve",
-                                   "--bind",
-                                   "127.0.0.1",
-                                   "--port",
-                                   "0",
-                                   "--health-port",
-                                   "0",
-                                   "--metrics-port",
-                                   std::to_string(metrics_port),
-                                   "--cert-dir",
-                                   pki.dir.string()};
-  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
-  t::ServeProcess serve(argv);
-  const Json serving = serve.wait_serving();
+  // The metrics port cannot be 0 (that turns it off): one from outside the ephemeral range, and
+  // another should a process have bound that one first.
+  int metrics_port = 0;
+  std::unique_ptr<t::ServeProcess> process;
+  Json serving;
+  for (int attempt = 1; attempt <= 5 && serving.is_null(); ++attempt) {
+    metrics_port = t::port_outside_ephemeral_range();
+    std::vector<std::string> argv = {JOBSET_WEBHOOK_BINARY,
+                                     "serve",
+                                     "--bind",
+                                     "127.0.0.1",
+                                     "--port",
+                                     "0",
+                                     "--health-port",
+                                     "0",
+                                     "--metrics-port",
+                                     std::to_string(metrics_port),
+                                     "--cert-dir",
+                                     pki.dir.string()};
+    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+    process = std::make_unique<t::ServeProcess>(argv);
+    serving = process->wait_serving();
+    const std::string taken = "cannot listen on 127.0.0.1:" + std::to_string(metrics_port);
+    if (serving.is_null() && t::slurp(process->log_file()).find(taken) == std::string::npos) break;
+  }
   REQUIRE_FALSE(serving.is_null());
+  t::ServeProcess& serve = *process;
   const int port = serving["port"];
   const auto tls = t::TlsClientOptions().trust(pki.ca_crt());
 

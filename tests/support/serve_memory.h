@@ -2,13 +2,15 @@
 
 // Test helpers for the memory of a `serve` process: its resident set from /proc, a large UPDATE
 // review shaped like the kube-apiserver's (many small fields, as dense as real JobSets), and a
-// free loopback port for its metrics listener.
+// loopback port for its metrics listener.
 
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -67,17 +69,37 @@ inline std::string large_update_review(std::size_t target_bytes, const std::stri
   return body;
 }
 
-// A loopback port free at the time of the call.
-inline int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
+// A loopback port for a listener that cannot take port 0 and say what it bound (serve's
+// --metrics-port: 0 turns it off), nothing listening on it now, drawn at random from outside the
+// kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range): the stretch below it, at
+// most 12,768 ports, or the one above if wider. A port the kernel hands out and the caller closes
+// can be taken by any outgoing connection before serve binds it; this one only by a process
+// binding that very number, and then serve says "cannot listen on 127.0.0.1:PORT" and the caller
+// starts it again on another.
+inline int port_outside_ephemeral_range() {
+  int ephemeral_lo = 32768, ephemeral_hi = 60999;  // Linux's default
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  if (int lo = 0, hi = 0; range >> lo >> hi && lo <= hi) ephemeral_lo = lo, ephemeral_hi = hi;
+  int lo = 1024, hi = ephemeral_lo - 1;
+  if (65535 - ephemeral_hi > hi - lo) {
+    lo = ephemeral_hi + 1, hi = 65535;
+  } else if (hi - lo > 12767) {
+    lo = hi - 12767;
+  }
+  if (hi - lo < 100) lo = 10000, hi = 65535;  // no room outside: the caller's retry still holds
+  static std::mt19937 random{std::random_device{}()};
+  std::uniform_int_distribution<int> pick(lo, hi);
+  for (;;) {
+    const int port = pick(random);
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (free) return port;
+  }
 }
 
 }  // namespace jobset_webhook::testing

@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,10 +49,11 @@ type Cluster struct {
 	admin       keyPair
 	webhookDir  string // tls.crt, tls.key, ca.crt of jobset-webhook (and upstream's manager)
 	Webhooks    []*Webhook
-	jobsetPorts struct{ webhook, health, metrics int }
+	jobsetPorts struct{ webhook, health int }
 	// ControllerMetrics is the port of the scale-down controller's /metrics (ScaleDown only).
 	ControllerMetrics int
 	timings           []string
+	ports             *portPool
 }
 
 // proc is one child process, in its own process group.
@@ -70,16 +73,6 @@ type Webhook struct {
 
 func (w *Webhook) URL(path string) string {
 	return fmt.Sprintf("https://%s:%d%s", w.Addr, w.Port, path)
-}
-
-// freePort asks the kernel for a free TCP port on addr.
-func freePort(addr string) int {
-	l, err := net.Listen("tcp", addr+":0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func (c *Cluster) path(parts ...string) string {
@@ -228,6 +221,9 @@ func (c *Cluster) Up() error {
 	if err := c.makeCerts(); err != nil {
 		return err
 	}
+	if c.ports == nil {
+		c.ports = newPortPool()
+	}
 	t := time.Now()
 	if err := c.startEtcd(); err != nil {
 		return err
@@ -302,21 +298,29 @@ func (c *Cluster) makeCerts() error {
 	return nil
 }
 
+// startEtcd runs etcd on two ports of the pool: its client URL is advertised, and written into
+// the API server's flags, before it binds.
 func (c *Cluster) startEtcd() error {
-	client, peer := freePort("127.0.0.1"), freePort("127.0.0.1")
-	cu, pu := fmt.Sprintf("http://127.0.0.1:%d", client), fmt.Sprintf("http://127.0.0.1:%d", peer)
-	p, err := c.start("etcd", filepath.Join(c.Bin, "etcd"),
-		"--name", "e2e", "--data-dir", c.path("etcd"),
-		"--listen-client-urls", cu, "--advertise-client-urls", cu,
-		"--listen-peer-urls", pu, "--initial-advertise-peer-urls", pu,
-		"--initial-cluster", "e2e="+pu,
-		// Throw-away data: no fsync, which would make a shared disk the bottleneck.
-		"--unsafe-no-fsync", "--log-level", "warn")
-	if err != nil {
-		return err
-	}
-	c.etcdURL = cu
-	return c.waitFor("etcd", p, 60*time.Second, func() error { return httpGet(plainHTTP, cu+"/health") })
+	return c.startBinding("etcd", func() (*proc, error) {
+		// A new member each time: the data of one that lost its port names the old peer URL.
+		if err := os.RemoveAll(c.path("etcd")); err != nil {
+			return nil, err
+		}
+		client, peer := c.ports.take("127.0.0.1"), c.ports.take("127.0.0.1")
+		cu, pu := fmt.Sprintf("http://127.0.0.1:%d", client), fmt.Sprintf("http://127.0.0.1:%d", peer)
+		p, err := c.start("etcd", filepath.Join(c.Bin, "etcd"),
+			"--name", "e2e", "--data-dir", c.path("etcd"),
+			"--listen-client-urls", cu, "--advertise-client-urls", cu,
+			"--listen-peer-urls", pu, "--initial-advertise-peer-urls", pu,
+			"--initial-cluster", "e2e="+pu,
+			// Throw-away data: no fsync, which would make a shared disk the bottleneck.
+			"--unsafe-no-fsync", "--log-level", "warn")
+		if err != nil {
+			return nil, err
+		}
+		c.etcdURL = cu
+		return p, c.waitFor("etcd", p, 60*time.Second, func() error { return httpGet(plainHTTP, cu+"/health") })
+	})
 }
 
 func (c *Cluster) adminClient() *http.Client {
@@ -327,8 +331,14 @@ func (c *Cluster) adminClient() *http.Client {
 		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}}}}
 }
 
+// startAPIServer runs kube-apiserver on a port of the pool (its --secure-port 0 turns serving
+// off).
 func (c *Cluster) startAPIServer() error {
-	port := freePort("127.0.0.1")
+	return c.startBinding("kube-apiserver", c.launchAPIServer)
+}
+
+func (c *Cluster) launchAPIServer() (*proc, error) {
+	port := c.ports.take("127.0.0.1")
 	c.APIServer = fmt.Sprintf("https://127.0.0.1:%d", port)
 	pki := c.path("pki")
 	p, err := c.start("kube-apiserver", filepath.Join(c.Bin, "kube-apiserver"),
@@ -347,13 +357,13 @@ func (c *Cluster) startAPIServer() error {
 		// refuses (loopback): no reconciler.
 		"--endpoint-reconciler-type", "none")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.writeKubeconfig(); err != nil {
-		return err
+		return p, err
 	}
 	cl := c.adminClient()
-	return c.waitFor("kube-apiserver", p, 120*time.Second, func() error { return httpGet(cl, c.APIServer+"/readyz") })
+	return p, c.waitFor("kube-apiserver", p, 120*time.Second, func() error { return httpGet(cl, c.APIServer+"/readyz") })
 }
 
 func (c *Cluster) writeKubeconfig() error {
@@ -383,8 +393,8 @@ func (c *Cluster) startControllerManager() error {
 	pki := c.path("pki")
 	p, err := c.start("kube-controller-manager", filepath.Join(c.Bin, "kube-controller-manager"),
 		"--kubeconfig", c.Kubeconfig,
-		"--authentication-kubeconfig", c.Kubeconfig, "--authorization-kubeconfig", c.Kubeconfig,
-		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(freePort("127.0.0.1")),
+		// Nothing here reads its health or metrics endpoints: no port, so none to lose.
+		"--secure-port", "0",
 		"--leader-elect=false",
 		"--service-account-private-key-file", filepath.Join(pki, "sa.key"),
 		"--root-ca-file", filepath.Join(pki, "ca.crt"),
@@ -454,25 +464,51 @@ func (c *Cluster) scaleDownPolicy() string {
 	return filepath.Join(c.Root, "manifests", "components", "scale-down-controller", "policy.yaml")
 }
 
+// servingLine is serve's `serving` log line in the text format, with the ports it bound.
+var servingLine = regexp.MustCompile(`(?m)^\S+ INFO serving .*\bport=(\d+) healthPort=(\d+)`)
+
 // StartWebhook starts `jobset-webhook serve` on addr with the default policy, or with the
-// scale-down-controller component's when ScaleDown is set.
+// scale-down-controller component's when ScaleDown is set. Its HTTPS and health ports are port
+// 0, read from its `serving` line; its metrics port (0 would turn it off) comes from the pool.
 func (c *Cluster) StartWebhook(addr string) (*Webhook, error) {
-	w := &Webhook{Addr: addr, Port: freePort(addr), Health: freePort(addr), Metrics: freePort(addr)}
-	name := fmt.Sprintf("jobset-webhook-%s-%d", addr, w.Port)
-	args := []string{"serve",
-		"--bind", addr, "--port", fmt.Sprint(w.Port), "--cert-dir", c.webhookDir,
-		"--health-port", fmt.Sprint(w.Health), "--metrics-port", fmt.Sprint(w.Metrics),
-		"--log-format", "text"}
-	if c.ScaleDown {
-		args = append(args, "--config", c.scaleDownPolicy())
+	w := &Webhook{Addr: addr}
+	n := 0
+	for _, o := range c.Webhooks {
+		if o.Addr == addr {
+			n++
+		}
 	}
-	p, err := c.start(name, filepath.Join(c.Root, "build", "jobset-webhook"), args...)
-	if err != nil {
-		return nil, err
+	name := "jobset-webhook-" + addr
+	if n > 0 {
+		name += fmt.Sprintf("-%d", n+1)
 	}
-	w.p = p
-	err = c.waitFor(name, p, 30*time.Second, func() error {
-		return httpGet(plainHTTP, fmt.Sprintf("http://%s:%d/readyz", addr, w.Health))
+	err := c.startBinding(name, func() (*proc, error) {
+		w.Metrics = c.ports.take(addr)
+		args := []string{"serve",
+			"--bind", addr, "--port", "0", "--cert-dir", c.webhookDir,
+			"--health-port", "0", "--metrics-port", fmt.Sprint(w.Metrics),
+			"--log-format", "text"}
+		if c.ScaleDown {
+			args = append(args, "--config", c.scaleDownPolicy())
+		}
+		p, err := c.start(name, filepath.Join(c.Root, "build", "jobset-webhook"), args...)
+		if err != nil {
+			return nil, err
+		}
+		w.p = p
+		return p, c.waitFor(name, p, 30*time.Second, func() error {
+			b, err := os.ReadFile(p.log)
+			if err != nil {
+				return err
+			}
+			m := servingLine.FindSubmatch(b)
+			if m == nil {
+				return fmt.Errorf("no serving line yet")
+			}
+			w.Port, _ = strconv.Atoi(string(m[1]))
+			w.Health, _ = strconv.Atoi(string(m[2]))
+			return httpGet(plainHTTP, fmt.Sprintf("http://%s:%d/readyz", addr, w.Health))
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -547,11 +583,18 @@ func deepCopy(v any) any {
 // webhook configurations' caBundle for a Service), its webhook, health and metrics servers on
 // loopback, and registers upstream's webhook configurations (config/components/webhook, named
 // as its release names them) with urls, then narrows vjobset.kb.io to CREATE exactly as
-// docs/install.md tells users.
+// docs/install.md tells users. Its webhook and health ports come from the pool; its metrics
+// server binds port 0 (nothing here reads it).
 func (c *Cluster) startJobSetManager() error {
-	c.jobsetPorts.webhook = freePort("127.0.0.1")
-	c.jobsetPorts.health = freePort("127.0.0.1")
-	c.jobsetPorts.metrics = freePort("127.0.0.1")
+	if err := c.startBinding("jobset manager", c.launchJobSetManager); err != nil {
+		return err
+	}
+	return c.registerJobSetWebhooks()
+}
+
+func (c *Cluster) launchJobSetManager() (*proc, error) {
+	c.jobsetPorts.webhook = c.ports.take("127.0.0.1")
+	c.jobsetPorts.health = c.ports.take("127.0.0.1")
 	cfg := fmt.Sprintf(`apiVersion: config.jobset.x-k8s.io/v1alpha1
 kind: Configuration
 leaderElection:
@@ -563,30 +606,34 @@ webhook:
   port: %d
   certDir: %s
 metrics:
-  bindAddress: 127.0.0.1:%d
+  bindAddress: 127.0.0.1:0
   certDir: %s
 health:
   healthProbeBindAddress: 127.0.0.1:%d
-`, c.jobsetPorts.webhook, c.webhookDir, c.jobsetPorts.metrics, c.webhookDir, c.jobsetPorts.health)
+`, c.jobsetPorts.webhook, c.webhookDir, c.webhookDir, c.jobsetPorts.health)
 	cfgPath := c.path("manifests", "jobset-manager-config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	p, err := c.start("jobset-manager", filepath.Join(c.Bin, "jobset-manager"),
 		"--config", cfgPath, "--kubeconfig", c.Kubeconfig, "--zap-log-level", "info")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := c.waitFor("jobset manager", p, 60*time.Second, func() error {
+	return p, c.waitFor("jobset manager", p, 60*time.Second, func() error {
 		return httpGet(plainHTTP, fmt.Sprintf("http://127.0.0.1:%d/readyz", c.jobsetPorts.health))
-	}); err != nil {
-		return err
-	}
+	})
+}
+
+// registerJobSetWebhooks registers upstream's webhook configurations with the manager's url,
+// then waits until the manager serves each of their paths.
+func (c *Cluster) registerJobSetWebhooks() error {
 	rendered, err := c.Kubectl("kustomize", filepath.Join(c.JobSetDir, "config", "components", "webhook"))
 	if err != nil {
 		return err
 	}
 	ca := base64.StdEncoding.EncodeToString(c.ca.certPEM())
+	var urls []string
 	for _, doc := range strings.Split(rendered, "\n---\n") {
 		out, errOut, err := c.KubectlIO(doc, nil, "create", "--dry-run=client", "-o", "json", "-f", "-")
 		if err != nil {
@@ -617,6 +664,7 @@ health:
 			delete(cc, "service")
 			cc["url"] = fmt.Sprintf("https://127.0.0.1:%d%s", c.jobsetPorts.webhook, svc["path"])
 			cc["caBundle"] = ca
+			urls = append(urls, cc["url"].(string))
 		}
 		if err := c.applyJSON(obj); err != nil {
 			return err
@@ -627,21 +675,46 @@ health:
 		"--type=json", "-p", `[
   {"op": "test", "path": "/webhooks/0/name", "value": "vjobset.kb.io"},
   {"op": "replace", "path": "/webhooks/0/rules/0/operations", "value": ["CREATE"]}]`)
-	return err
+	if err != nil {
+		return err
+	}
+	// The manager is ready (/readyz) once its webhook server listens, and registers the webhooks'
+	// paths only after its caches have synced, a second or two later; until then the server
+	// answers 404, and a JobSet created then is refused with "failed calling webhook
+	// "vjobset.kb.io": ... the server could not find the requested resource".
+	cl := c.adminClient()
+	return c.waitFor("JobSet manager's webhooks", nil, 60*time.Second, func() error {
+		for _, u := range urls {
+			resp, err := cl.Post(u, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusNotFound {
+				return fmt.Errorf("%s: 404", u)
+			}
+		}
+		return nil
+	})
 }
 
 // startScaleDownController runs `jobset-webhook scale-down-controller` over every namespace, its
 // Lease in namespace default, and waits until it has listed both collections and holds the Lease.
 func (c *Cluster) startScaleDownController() error {
-	c.ControllerMetrics = freePort("127.0.0.1")
+	return c.startBinding("scale-down controller", c.launchScaleDownController)
+}
+
+// launchScaleDownController: its metrics port (0 would turn it off) comes from the pool.
+func (c *Cluster) launchScaleDownController() (*proc, error) {
+	c.ControllerMetrics = c.ports.take("127.0.0.1")
 	p, err := c.start("scale-down-controller", filepath.Join(c.Root, "build", "jobset-webhook"),
 		"scale-down-controller", "--kubeconfig", c.Kubeconfig, "--lease-namespace", "default",
 		"--identity", "dev", "--bind", "127.0.0.1", "--metrics-port", fmt.Sprint(c.ControllerMetrics))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", c.ControllerMetrics)
-	return c.waitFor("scale-down controller", p, 60*time.Second, func() error {
+	return p, c.waitFor("scale-down controller", p, 60*time.Second, func() error {
 		if err := httpGet(plainHTTP, base+"/readyz"); err != nil {
 			return err
 		}

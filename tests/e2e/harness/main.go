@@ -19,9 +19,10 @@ import (
 )
 
 func usage() {
-	fmt.Fprintf(os.Stderr, `usage: e2e cluster|test [flags]
+	fmt.Fprintf(os.Stderr, `usage: e2e cluster|test|stress [flags]
   cluster   bring the control plane up, print the KUBECONFIG line, wait for Ctrl-C
   test      bring it up, run the end-to-end cases with kubectl, print "N passed, N failed, N skipped"
+  stress    bring it up and down --count times in a row, print "N of N starts passed"
 `)
 	flag.PrintDefaults()
 }
@@ -43,15 +44,20 @@ func main() {
 	kcm := fs.Bool("controller-manager", true, "start kube-controller-manager (false only to debug the harness: no pods, no garbage collection)")
 	run := fs.String("run", "", "test: run only the cases whose name matches this regular expression")
 	rollout := fs.Bool("rollout", true, "test: run the rollout-under-load case (--rollout=false leaves it out; see docs/e2e.md)")
+	count := fs.Int("count", 20, "stress: how many starts")
 	fs.Parse(os.Args[2:])
-	if mode != "cluster" && mode != "test" {
+	if mode != "cluster" && mode != "test" && mode != "stress" {
 		usage()
 		os.Exit(2)
 	}
 	if *limit == 0 {
-		*limit = 25 * time.Minute
-		if mode == "cluster" {
+		switch mode {
+		case "test":
+			*limit = 25 * time.Minute
+		case "cluster":
 			*limit = 8 * time.Hour
+		case "stress":
+			*limit = time.Duration(*count) * 5 * time.Minute
 		}
 	}
 	absRoot, _ := filepath.Abs(*root)
@@ -89,6 +95,9 @@ func main() {
 		ScaleDown:   mode == "cluster",
 		ctx:         ctx,
 	}
+	if mode == "stress" {
+		os.Exit(stress(c, *count))
+	}
 	code := 0
 	start := time.Now()
 	if err := c.Up(); err != nil {
@@ -125,4 +134,37 @@ func main() {
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "==> "+format+"\n", args...)
+}
+
+// stress brings the control plane of template up and down count times in a row, each start
+// bounded to 5 minutes; a failed start's folder is kept as WORK-failed-N. It prints one line per
+// start and ends with "N of N starts passed"; the exit code is 1 if any failed.
+func stress(template *Cluster, count int) int {
+	passed := 0
+	ports := newPortPool()
+	for i := 1; i <= count && template.ctx.Err() == nil; i++ {
+		ctx, cancel := context.WithTimeout(template.ctx, 5*time.Minute)
+		c := &Cluster{Root: template.Root, Bin: template.Bin, Work: template.Work,
+			JobSetDir: template.JobSetDir, KubectlPath: template.KubectlPath, NoKCM: template.NoKCM,
+			ctx: ctx, ports: ports}
+		start := time.Now()
+		err := c.Up()
+		c.Down()
+		cancel()
+		d := time.Since(start).Seconds()
+		if err == nil {
+			passed++
+			fmt.Printf("start %2d of %d: ok     (%.1fs)\n", i, count, d)
+			continue
+		}
+		kept := fmt.Sprintf("%s-failed-%d", template.Work, i)
+		os.RemoveAll(kept)
+		os.Rename(template.Work, kept)
+		fmt.Printf("start %2d of %d: FAILED (%.1fs): %v; logs in %s\n", i, count, d, err, kept)
+	}
+	fmt.Printf("%d of %d starts passed\n", passed, count)
+	if passed < count {
+		return 1
+	}
+	return 0
 }

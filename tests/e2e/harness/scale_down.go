@@ -46,30 +46,32 @@ type sdController struct {
 
 // startController runs one controller for namespace ns, with a short Lease so that the cases
 // stay short.
+// Its metrics port (0 would turn it off) comes from the pool.
 func (s *Suite) startController(t *T, ns, identity string, extra ...string) *sdController {
-	port := freePort("127.0.0.1")
-	args := append([]string{"scale-down-controller", "--kubeconfig", s.c.Kubeconfig,
-		"--namespace", ns, "--lease-namespace", ns, "--identity", identity,
-		"--bind", "127.0.0.1", "--metrics-port", strconv.Itoa(port),
-		"--lease-duration", "4", "--renew-deadline", "3", "--retry-period", "1"}, extra...)
-	p, err := s.c.start("scale-down-controller-"+ns+"-"+identity,
-		filepath.Join(s.c.Root, "build", "jobset-webhook"), args...)
+	c := &sdController{identity: identity}
+	err := s.c.startBinding("controller "+identity, func() (*proc, error) {
+		c.metrics = s.c.ports.take("127.0.0.1")
+		args := append([]string{"scale-down-controller", "--kubeconfig", s.c.Kubeconfig,
+			"--namespace", ns, "--lease-namespace", ns, "--identity", identity,
+			"--bind", "127.0.0.1", "--metrics-port", strconv.Itoa(c.metrics),
+			"--lease-duration", "4", "--renew-deadline", "3", "--retry-period", "1"}, extra...)
+		p, err := s.c.start("scale-down-controller-"+ns+"-"+identity,
+			filepath.Join(s.c.Root, "build", "jobset-webhook"), args...)
+		if err != nil {
+			return nil, err
+		}
+		c.p = p
+		return p, s.c.waitFor("controller "+identity, p, 30*time.Second, func() error {
+			if code, _ := c.get("/readyz"); code != 200 {
+				return fmt.Errorf("/readyz: %d", code)
+			}
+			return nil
+		})
+	})
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	c := &sdController{p: p, metrics: port, identity: identity}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if p.exited() {
-			t.Fatalf("controller %s exited; see %s", identity, p.log)
-		}
-		if code, _ := c.get("/readyz"); code == 200 {
-			return c
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("controller %s not ready after 30s; see %s", identity, p.log)
-	return nil
+	return c
 }
 
 func (c *sdController) get(path string) (int, string) {
