@@ -33,33 +33,37 @@ func waitingSample(reason string) string {
 }
 
 // startControllerWith is startController with another kubeconfig and extra environment
-// (through env(1), which execs the controller in the same process). With ready unset it does
-// not wait for /readyz.
+// (through env(1), which execs the controller in the same process). With ready unset it waits
+// for /healthz only (the process serves), not for /readyz (its caches synced).
 func (s *Suite) startControllerWith(t *T, ns, identity, kubeconfig string, env []string, ready bool, extra ...string) *sdController {
-	port := freePort("127.0.0.1")
-	args := append([]string{filepath.Join(s.c.Root, "build", "jobset-webhook"),
-		"scale-down-controller", "--kubeconfig", kubeconfig,
-		"--namespace", ns, "--lease-namespace", ns, "--identity", identity,
-		"--bind", "127.0.0.1", "--metrics-port", strconv.Itoa(port),
-		"--lease-duration", "4", "--renew-deadline", "3", "--retry-period", "1"}, extra...)
-	p, err := s.c.start("scale-down-controller-"+ns+"-"+identity, "/usr/bin/env", append(env, args...)...)
+	c := &sdController{identity: identity}
+	probe := "/healthz"
+	if ready {
+		probe = "/readyz"
+	}
+	err := s.c.startBinding("controller "+identity, func() (*proc, error) {
+		c.metrics = s.c.ports.take("127.0.0.1")
+		args := append([]string{filepath.Join(s.c.Root, "build", "jobset-webhook"),
+			"scale-down-controller", "--kubeconfig", kubeconfig,
+			"--namespace", ns, "--lease-namespace", ns, "--identity", identity,
+			"--bind", "127.0.0.1", "--metrics-port", strconv.Itoa(c.metrics),
+			"--lease-duration", "4", "--renew-deadline", "3", "--retry-period", "1"}, extra...)
+		p, err := s.c.start("scale-down-controller-"+ns+"-"+identity, "/usr/bin/env", append(env, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		c.p = p
+		return p, s.c.waitFor("controller "+identity, p, 30*time.Second, func() error {
+			if code, _ := c.get(probe); code != 200 {
+				return fmt.Errorf("%s: %d", probe, code)
+			}
+			return nil
+		})
+	})
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	c := &sdController{p: p, metrics: port, identity: identity}
-	if !ready {
-		return c
-	}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if p.exited() {
-			t.Fatalf("controller %s exited; see %s", identity, p.log)
-		}
-		if code, _ := c.get("/readyz"); code == 200 {
-			return c
-		}
-	}
-	t.Fatalf("controller %s not ready after 30s; see %s", identity, p.log)
-	return nil
+	return c
 }
 
 // jobDeletion is one DELETED event of a Job watch. Its resourceVersion is the etcd revision of
