@@ -1,4 +1,4 @@
-// check reads and compares manifests as the cluster does (issue 15): YAML scalars as kubectl
+// check reads and compares manifests as the cluster does: YAML scalars as kubectl
 // reads them (sigs.k8s.io/yaml over go-yaml v2), quantities and integers by value, and fields the
 // CRD does not declare as the API server handles them under kubectl's --field-validation.
 

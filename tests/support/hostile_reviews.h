@@ -60,7 +60,7 @@ struct HostileReview {
   std::string message_part;
 };
 
-// The hostile bodies of issue 9, each a few bytes to a few MiB (all under serve's 7 MiB limit).
+// Hostile bodies, each a few bytes to a few MiB (all under serve's 7 MiB limit).
 inline std::vector<HostileReview> hostile_reviews() {
   const std::string plain = update(jobset({replicated_job("w")}), jobset({replicated_job("w")}));
   const auto not_json = [](const std::string& why) {

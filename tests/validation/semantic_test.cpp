@@ -333,7 +333,7 @@ TEST_CASE("Semantically equal values share a fingerprint", "[validation][semanti
   }
 }
 
-// Found by fuzz_update (issue 18): two keys of invalid UTF-8 became the same key after U+FFFD
+// Found by fuzz_update: two keys of invalid UTF-8 became the same key after U+FFFD
 // replacement, and an object holding a key twice compared unequal to itself.
 TEST_CASE("An object equals itself even when it holds a key twice", "[validation][semantic]") {
   const Parsed doc(R"({"v":{"b":1,"a":{"c":[1,{"d":1,"d":"x"}]},"b":{"e":2}}})");

@@ -2,7 +2,7 @@ package main
 
 import "strings"
 
-// The quantity cases of issue 15: a quantity string is read by the API server (the CRD's pattern)
+// The quantity cases: a quantity string is read by the API server (the CRD's pattern)
 // and by the webhooks (resource.ParseQuantity), each with its own words, and `check` must say
 // what the cluster says.
 
