@@ -661,7 +661,7 @@ func (s *Suite) sdLeaseHandover(t *T) {
 		t.Errorf("b led %v after the SIGTERM to a, want within 3s (retry period 1s; lease duration 4s)", took.Round(time.Millisecond))
 	}
 	b2, _ := os.ReadFile(a.p.log)
-	contains(t, "a's log", string(b2), "released Lease")
+	contains(t, "a's log", string(b2), `"msg":"released the Lease"`)
 	t.patchReplicas(ns, "hand", 2)
 	t.WaitJobs(ns, "hand", jobNames("hand", 2), 60*time.Second)
 	if _, who := t.scaleEvents(ns); len(who) != 1 || who[0] != "b" {
