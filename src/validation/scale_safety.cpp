@@ -72,9 +72,9 @@ void check_restart_job_limit(const Scale& s, MaybeJson spec, const Policy& polic
                          keep_at_most(kMaxReplicasPerReplicatedJob)));
 }
 
-// R13 (upstream's validateCoordinator, which upstream runs on CREATE only): spec.coordinator is
-// immutable, and the controller keeps labelling every pod with the endpoint of the coordinator's
-// Job, which a scale-down past it leaves without a Job.
+// R13 (upstream's validateCoordinator, which upstream runs on CREATE only): the controller keeps
+// labelling every pod with the endpoint of the coordinator's Job, which a scale-down past it
+// leaves without a Job. The new object's coordinator counts, so one update may move both.
 void check_coordinator(const Scale& s, MaybeJson spec, std::string_view jobset,
                        field::ErrorList& errs) {
   const MaybeJson coordinator = member(spec, "coordinator");
@@ -83,11 +83,16 @@ void check_coordinator(const Scale& s, MaybeJson spec, std::string_view jobset,
     return;
   const std::int64_t job_index = integer_of(member(coordinator, "jobIndex")).value_or(0);
   if (job_index < 0 || job_index < s.change.new_replicas) return;
-  errs.push_back(s.error(coordinator_job_index_message(job_index, s.change.replicated_job) +
-                         ": spec.coordinator is immutable and its Job " +
-                         child_job_name(jobset, s.change.replicated_job, job_index) +
-                         " would be gone; keep replicas at " + std::to_string(job_index + 1) +
-                         " or more"));
+  std::string detail = coordinator_job_index_message(job_index, s.change.replicated_job) +
+                       ": every pod's coordinator label would name Job " +
+                       child_job_name(jobset, s.change.replicated_job, job_index) +
+                       ", which no longer exists; keep replicas at " +
+                       std::to_string(job_index + 1) + " or more";
+  if (s.change.new_replicas > 0) {
+    detail += ", or set spec.coordinator.jobIndex below " + std::to_string(s.change.new_replicas) +
+              " in the same update";
+  }
+  errs.push_back(s.error(detail));
 }
 
 // With the RestartJob gate, upstream's controller reads status.replicatedJobsStatus[].jobRestarts

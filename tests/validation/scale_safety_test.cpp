@@ -80,8 +80,11 @@ TEST_CASE("A scale keeps every create rule that reads replicas", "[validation][s
       {"scale-down below the coordinator's job index", with_coordinator(indexed(workers(4), 1), 3),
        with_coordinator(indexed(workers(2), 1), 3),
        "spec.replicatedJobs[0].replicas: Invalid value: 2: coordinator job index 3 is invalid for "
-       "replicatedJob workers: spec.coordinator is immutable and its Job js-workers-3 would be "
-       "gone; keep replicas at 4 or more"},
+       "replicatedJob workers: every pod's coordinator label would name Job js-workers-3, which "
+       "no longer exists; keep replicas at 4 or more, or set spec.coordinator.jobIndex below 2 "
+       "in the same update"},
+      {"scale-down that moves the coordinator too", with_coordinator(indexed(workers(4), 1), 3),
+       with_coordinator(indexed(workers(2), 1), 1), ""},
       {"scale-down that keeps the coordinator's Job", with_coordinator(indexed(workers(6), 1), 3),
        with_coordinator(indexed(workers(4), 1), 3), ""},
       {"scale-down of another replicatedJob than the coordinator's",
