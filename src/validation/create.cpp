@@ -13,13 +13,7 @@ constexpr std::string_view kSubdomainTooLong =
     ".spec.network.subdomain is too long, must be less than 63 characters";
 constexpr std::string_view kGroupNameTooLong =
     ".spec.replicatedJob[].groupName is too long, must be less than 63 characters";
-constexpr std::string_view kJobNameTooLong =
-    "JobSet name is too long, job names generated for this JobSet will exceed 63 characters";
-constexpr std::string_view kPodNameTooLong =
-    "JobSet name is too long, pod names generated for this JobSet will exceed 63 characters";
 constexpr std::size_t kMaxManagedByLength = 63;
-// Stands in for the 5 random characters the Job controller appends to a pod name.
-constexpr std::string_view kPodNameSuffix = "-abcde";
 
 // IsDNS1035Label with upstream's message for the length error.
 std::vector<std::string> dns1035_messages(std::string_view value, std::string_view too_long) {
@@ -95,18 +89,10 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
   const auto path = field::Path("spec").child("replicatedJobs").index(index);
   const auto name = replicated_job_name(rjob);
   const std::int32_t replicas = replicated_job_replicas(rjob);
-  const MaybeJson spec = job_spec(rjob);
 
   // R5: the controller counts pods in int32.
-  const auto parallelism = integer_of(member(spec, "parallelism"));
-  const std::int64_t pods =
-      std::int64_t(parallelism ? wrap_int32(*parallelism) : 1) * std::int64_t(replicas);
-  if (pods > kMaxInt32) {
-    errs.push_back(plain_error(
-        "the product of replicas and parallelism must not exceed 2147483647 for replicatedJob '" +
-            std::string(name) + "'",
-        path.child("replicas")));
-  }
+  if (pods_of(rjob, replicas) > kMaxInt32)
+    errs.push_back(plain_error(replicas_times_parallelism_message(name), path.child("replicas")));
 
   // R6: the group name becomes a label and part of DNS names.
   const auto group_name = string_or_empty(member(rjob, "groupName"));
@@ -115,27 +101,16 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
         field::invalid(path.child("groupName"), field::BadValue::string(group_name), msg));
   }
 
-  // R7: child Jobs are named <jobset>-<rjob>-<index>; the last index is the longest. The
-  // subtraction is int32, as upstream's.
-  const std::string job_index = std::to_string(wrap_int32(std::int64_t(replicas) - 1));
-  const std::string longest_job_name = in.name + "-" + std::string(name) + "-" + job_index;
-  for (const auto& msg : dns1035_messages(longest_job_name, kJobNameTooLong)) {
-    errs.push_back(
-        field::invalid(path.child("name"), field::BadValue::string(longest_job_name), msg));
-  }
+  // R7: child Jobs are named <jobset>-<rjob>-<index>; the last index is the longest.
+  const std::string job_name = longest_job_name(in.name, rjob, replicas);
+  for (const auto& msg : dns1035_messages(job_name, kJobNameTooLong))
+    errs.push_back(field::invalid(path.child("name"), field::BadValue::string(job_name), msg));
 
   // R8: pods of Indexed Jobs are named <job>-<pod index>-<5 random characters>. Upstream reports
   // the Job name as the value here too.
-  const auto completions = integer_of(member(spec, "completions"));
-  if (string_of(member(spec, "completionMode")) == "Indexed" && completions) {
-    const std::string longest_pod_name =
-        longest_job_name + "-" +
-        std::to_string(wrap_int32(std::int64_t(wrap_int32(*completions)) - 1)) +
-        std::string(kPodNameSuffix);
-    for (const auto& msg : dns1035_messages(longest_pod_name, kPodNameTooLong)) {
-      errs.push_back(
-          field::invalid(path.child("name"), field::BadValue::string(longest_job_name), msg));
-    }
+  if (const auto pod_name = longest_pod_name(job_name, rjob)) {
+    for (const auto& msg : dns1035_messages(*pod_name, kPodNameTooLong))
+      errs.push_back(field::invalid(path.child("name"), field::BadValue::string(job_name), msg));
   }
 
   // R9: a ReplicatedJob may depend only on itself or earlier ones (upstream allows itself).
@@ -153,6 +128,32 @@ void validate_replicated_job(const CreateInput& in, JsonView rjob, std::size_t i
 }
 
 }  // namespace
+
+std::string replicas_times_parallelism_message(std::string_view replicated_job) {
+  return "the product of replicas and parallelism must not exceed 2147483647 for replicatedJob '" +
+         std::string(replicated_job) + "'";
+}
+
+std::int64_t pods_of(JsonView rjob, std::int64_t replicas) {
+  const auto parallelism = integer_of(member(job_spec(rjob), "parallelism"));
+  return std::int64_t(parallelism ? wrap_int32(*parallelism) : 1) *
+         std::int64_t(wrap_int32(replicas));
+}
+
+std::string longest_job_name(std::string_view jobset, JsonView rjob, std::int64_t replicas) {
+  // The subtraction is int32, as upstream's.
+  return std::string(jobset) + "-" + std::string(replicated_job_name(rjob)) + "-" +
+         std::to_string(wrap_int32(std::int64_t(wrap_int32(replicas)) - 1));
+}
+
+std::optional<std::string> longest_pod_name(std::string_view longest_job, JsonView rjob) {
+  const MaybeJson spec = job_spec(rjob);
+  const auto completions = integer_of(member(spec, "completions"));
+  if (string_of(member(spec, "completionMode")) != "Indexed" || !completions) return std::nullopt;
+  return std::string(longest_job) + "-" +
+         std::to_string(wrap_int32(std::int64_t(wrap_int32(*completions)) - 1)) +
+         std::string(kPodNameSuffix);
+}
 
 field::Error plain_error(std::string message, const field::Path& origin) {
   auto error = field::internal_error(field::Path(), message);

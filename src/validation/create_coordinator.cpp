@@ -28,8 +28,7 @@ std::optional<std::pair<std::string, field::Path>> coordinator_problem(const Cre
                      coordinator_path().child("replicatedJob")};
   }
   if (job_index < 0 || job_index >= replicated_job_replicas(*rjob)) {
-    return std::pair{"coordinator job index " + std::to_string(job_index) +
-                         " is invalid for replicatedJob " + std::string(rjob_name),
+    return std::pair{coordinator_job_index_message(job_index, rjob_name),
                      coordinator_path().child("jobIndex")};
   }
   const MaybeJson spec = job_spec(*rjob);
@@ -53,6 +52,11 @@ std::optional<std::pair<std::string, field::Path>> coordinator_problem(const Cre
 }
 
 }  // namespace
+
+std::string coordinator_job_index_message(std::int64_t job_index, std::string_view replicated_job) {
+  return "coordinator job index " + std::to_string(job_index) + " is invalid for replicatedJob " +
+         std::string(replicated_job);
+}
 
 void validate_coordinator(const CreateInput& in, field::ErrorList& errs) {
   const MaybeJson coordinator = member(in.spec, "coordinator");

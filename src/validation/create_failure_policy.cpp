@@ -11,8 +11,6 @@ namespace {
 
 constexpr std::size_t kMinRuleNameLength = 1;
 constexpr std::size_t kMaxRuleNameLength = 128;
-// The RestartJob actions record restarts per Job in a status list of at most 1024 entries.
-constexpr std::int32_t kMaxReplicasPerReplicatedJob = 1024;
 
 // The reasons a batch/v1 Job's Failed condition can carry (SuccessPolicy is a success reason).
 constexpr std::array<std::string_view, 5> kValidOnJobFailureReasons = {
@@ -31,10 +29,6 @@ bool is_rule_name(std::string_view name) {
                      [](char c) { return is_word(c) || c == ',' || c == ':'; });
 }
 
-bool is_restart_job_action(std::string_view action) {
-  return action == "RestartJob" || action == "RestartJobAndIgnoreMaxRestarts";
-}
-
 // Go's %v of a []int: "[0 1]".
 std::string go_int_list(const std::vector<std::size_t>& ints) {
   std::string out = "[";
@@ -49,6 +43,10 @@ std::string go_int_list(const std::vector<std::size_t>& ints) {
 }
 
 }  // namespace
+
+bool is_restart_job_action(std::string_view action) {
+  return action == "RestartJob" || action == "RestartJobAndIgnoreMaxRestarts";
+}
 
 void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
   const auto rules = items_of(at(in.spec, {"failurePolicy", "rules"}));
@@ -77,9 +75,7 @@ void validate_failure_policy(const CreateInput& in, field::ErrorList& errs) {
         [](JsonView rjob) { return replicated_job_replicas(rjob) > kMaxReplicasPerReplicatedJob; });
     if (too_many != in.replicated_jobs.end()) {
       errs.push_back(
-          plain_error("JobSet cannot have a failure policy rule with RestartJob or "
-                      "RestartJobAndIgnoreMaxRestarts action and a "
-                      "replicated job with replicas > 1024",
+          plain_error(std::string(kRestartJobTooManyReplicas),
                       field::Path("spec")
                           .child("replicatedJobs")
                           .index(static_cast<std::size_t>(too_many - in.replicated_jobs.begin()))

@@ -1,5 +1,7 @@
 #include "jobset_webhook/validation/scale_warnings.h"
 
+#include "jobset_webhook/field/value.h"
+
 namespace jobset_webhook::validation {
 namespace {
 
@@ -21,11 +23,26 @@ std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t
 }
 
 std::string warning_for(std::string_view jobset, const ReplicasChange& c,
-                        bool scale_down_controller) {
+                        bool scale_down_controller, std::string_view managed_by) {
   const std::string head = scale_warning_prefix(c.replicated_job) +
                            (c.new_replicas < c.old_replicas ? "down from " : "up from ") +
                            std::to_string(c.old_replicas) + " to " +
                            std::to_string(c.new_replicas) + ": ";
+  if (!managed_by.empty()) {
+    const std::string manager = field::go_quote(managed_by);
+    if (c.new_replicas < c.old_replicas) {
+      const bool one = c.old_replicas - c.new_replicas == 1;
+      return head + manager + " manages this JobSet (spec.managedBy): the JobSet controller" +
+             (scale_down_controller ? " and the scale-down controller delete" : " deletes") +
+             " no Job; " + job_run(jobset, c.replicated_job, c.new_replicas, c.old_replicas - 1) +
+             (one ? " is" : " are") + " for it to delete";
+    }
+    const bool one = c.new_replicas - c.old_replicas == 1;
+    return head + manager + " manages this JobSet (spec.managedBy): the JobSet controller " +
+           "creates no Job; " +
+           job_run(jobset, c.replicated_job, c.old_replicas, c.new_replicas - 1) +
+           (one ? " is" : " are") + " for it to create";
+  }
   if (c.new_replicas < c.old_replicas && scale_down_controller) {
     const bool one = c.old_replicas - c.new_replicas == 1;
     return head + "the scale-down controller will delete " +
@@ -60,11 +77,11 @@ std::string child_job_name(std::string_view jobset, std::string_view replicated_
 
 std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
-                                        bool scale_down_controller) {
+                                        bool scale_down_controller, std::string_view managed_by) {
   std::vector<std::string> out;
   std::size_t total = 0;
   for (std::size_t i = 0; i < changes.size(); ++i) {
-    std::string w = warning_for(jobset, changes[i], scale_down_controller);
+    std::string w = warning_for(jobset, changes[i], scale_down_controller, managed_by);
     // Keep room for the closing summary line.
     if (total + w.size() > kMaxWarningsBytes - 64) {
       out.push_back("and " + std::to_string(changes.size() - i) + " more replicatedJobs rescaled");

@@ -6,6 +6,7 @@
 
 #include "field_kinds.h"
 #include "quantity.h"
+#include "scale_safety.h"
 #include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 #include "semantic.h"
@@ -250,12 +251,24 @@ void check_elastic_parallelism(MaybeJson old_rj, MaybeJson new_rj, const field::
   }
 }
 
-void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_path, Context& ctx) {
+void check_replicas(MaybeJson old_rj, MaybeJson new_rj, std::size_t index,
+                    const field::Path& rj_path, Context& ctx) {
   const auto old_r = member(old_rj, "replicas"), new_r = member(new_rj, "replicas");
   const auto old_n = old_r ? integer_of(old_r) : std::optional<std::int64_t>(kDefaultReplicas);
   const auto new_n = new_r ? integer_of(new_r) : std::optional<std::int64_t>(kDefaultReplicas);
   if (old_n && new_n ? *old_n == *new_n : json_equal(old_r, new_r)) return;
   const auto path = rj_path.child("replicas");
+  // Upstream's controller reconciles a finished JobSet no more (jobSetFinished), so a scale would
+  // change nothing; upstream's ElasticJobSet rule refuses parallelism changes then, with these
+  // words.
+  if (ctx.terminal) {
+    ctx.errs.push_back(field::forbidden(
+        path,
+        "Cannot mutate replicas when JobSet is in a terminal state (Completed or Failed): the "
+        "JobSet controller creates and deletes no Job of a finished JobSet; create a new JobSet "
+        "to run again"));
+    return;
+  }
   if (new_n && *new_n < 0) {
     ctx.errs.push_back(field::invalid(path, field::BadValue::integer(*new_n),
                                       "must be greater than or equal to 0"));
@@ -263,7 +276,7 @@ void check_replicas(MaybeJson old_rj, MaybeJson new_rj, const field::Path& rj_pa
     ctx.errs.push_back(field::invalid(path, field::BadValue::of(*new_r), problem));
   } else {
     ctx.scaled.push_back(
-        {std::string(string_or_empty(member(new_rj, "name"))), old_n.value_or(0), *new_n});
+        {std::string(string_or_empty(member(new_rj, "name"))), old_n.value_or(0), *new_n, index});
   }
 }
 
@@ -276,7 +289,7 @@ void check_replicated_job(MaybeJson old_rj, MaybeJson new_rj, std::size_t index,
   std::vector<const FieldKind*> ignored{nodes.depends_on};
   if (ctx.policy.elastic.replicas) {
     ignored.push_back(nodes.replicas);
-    check_replicas(old_rj, new_rj, rj_path, ctx);
+    check_replicas(old_rj, new_rj, index, rj_path, ctx);
   }
   if (ctx.suspended) ignored.insert(ignored.end(), nodes.suspended.begin(), nodes.suspended.end());
   const auto completion_mode = member(member(member(new_rj, "template"), "spec"), "completionMode");
@@ -383,10 +396,17 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
                 findings.errors);
   }
 
+  if (findings.errors.empty() && !ctx.scaled.empty())
+    check_scale_safety(old_js, new_js, ctx.scaled, policy, findings.errors);
+
   if (findings.errors.empty()) {
+    // Upstream's controller leaves a JobSet that names another manager to it
+    // (managedByExternalController), and so does the scale-down controller.
+    const auto managed_by = string_or_empty(new_managed);
     findings.warnings =
         scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
-                       ctx.policy.elastic.scale_down == Policy::ScaleDown::kController);
+                       ctx.policy.elastic.scale_down == Policy::ScaleDown::kController,
+                       managed_by == kJobSetControllerName ? std::string_view() : managed_by);
   }
   return findings;
 }

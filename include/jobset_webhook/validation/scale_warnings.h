@@ -16,10 +16,14 @@ namespace jobset_webhook::validation {
 // an unreadable or oversized answer.
 inline constexpr std::size_t kMaxWarningsBytes = 4096;
 
+// spec.managedBy of a JobSet that upstream's JobSet controller reconciles (its default when unset).
+inline constexpr std::string_view kJobSetControllerName = "jobset.sigs.k8s.io/jobset-controller";
+
 struct ReplicasChange {
   std::string replicated_job;
   std::int64_t old_replicas = 0;
   std::int64_t new_replicas = 0;
+  std::size_t index = 0;  // of the ReplicatedJob in the new spec.replicatedJobs
 };
 
 // Child Job name, as upstream's placement.GenJobName: "<jobset>-<replicatedJob>-<index>".
@@ -37,10 +41,16 @@ std::string scale_warning_prefix(std::string_view replicated_job);
 // says instead
 //   replicatedJob "workers" scaled down from 4 to 2: the scale-down controller will delete Jobs
 //   js-workers-2, js-workers-3, highest index first
+// When spec.managedBy names another controller (`managed_by` not empty), neither upstream's JobSet
+// controller nor the scale-down controller acts, and the warning promises nothing:
+//   replicatedJob "workers" scaled up from 2 to 4: "kueue.x-k8s.io/multikueue" manages this JobSet
+//   (spec.managedBy): the JobSet controller creates no Job; Jobs js-workers-2, js-workers-3 are
+//   for it to create
 // Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"); the total
 // stays under kMaxWarningsBytes, ending in a count of the changes left out.
 std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
-                                        bool scale_down_controller = false);
+                                        bool scale_down_controller = false,
+                                        std::string_view managed_by = {});
 
 }  // namespace jobset_webhook::validation
