@@ -368,8 +368,16 @@ func (c *Cluster) launchAPIServer() (*proc, error) {
 
 func (c *Cluster) writeKubeconfig() error {
 	c.Kubeconfig = c.path("kubeconfig")
-	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
-	cfg := fmt.Sprintf(`apiVersion: v1
+	b64 := base64.StdEncoding.EncodeToString
+	user := fmt.Sprintf("client-certificate-data: %s\n    client-key-data: %s",
+		b64(c.admin.certPEM()), b64(c.admin.keyPEM()))
+	return os.WriteFile(c.Kubeconfig, []byte(kubeconfigYAML(c.APIServer, c.ca.certPEM(), user, "default")), 0o600)
+}
+
+// kubeconfigYAML is a kubeconfig of one cluster (server, its CA), one user (the lines of its
+// credentials, indented by four spaces after the first) and one context in namespace ns.
+func kubeconfigYAML(server string, caPEM []byte, user, ns string) string {
+	return fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
 - name: e2e
@@ -377,16 +385,14 @@ clusters:
     server: %s
     certificate-authority-data: %s
 users:
-- name: e2e-admin
+- name: e2e-user
   user:
-    client-certificate-data: %s
-    client-key-data: %s
+    %s
 contexts:
 - name: e2e
-  context: {cluster: e2e, user: e2e-admin, namespace: default}
+  context: {cluster: e2e, user: e2e-user, namespace: %s}
 current-context: e2e
-`, c.APIServer, b64(c.ca.certPEM()), b64(c.admin.certPEM()), b64(c.admin.keyPEM()))
-	return os.WriteFile(c.Kubeconfig, []byte(cfg), 0o600)
+`, server, base64.StdEncoding.EncodeToString(caPEM), user, ns)
 }
 
 func (c *Cluster) startControllerManager() error {

@@ -442,22 +442,7 @@ func withoutVerb(role map[string]any, resource, verb string) map[string]any {
 
 // tokenKubeconfig writes a kubeconfig with a ServiceAccount token and the cluster's CA.
 func (s *Suite) tokenKubeconfig(t *T, ns, token string) string {
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: %s
-    certificate-authority-data: %s
-users:
-- name: sa
-  user:
-    token: %s
-contexts:
-- name: sa
-  context: {cluster: e2e, user: sa, namespace: %s}
-current-context: sa
-`, s.c.APIServer, base64.StdEncoding.EncodeToString(s.c.ca.certPEM()), token, ns)
+	cfg := kubeconfigYAML(s.c.APIServer, s.c.ca.certPEM(), "token: "+token, ns)
 	path := s.c.path("manifests", ns+"-sa.kubeconfig")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatalf("%v", err)
