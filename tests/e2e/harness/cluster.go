@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"bytes"
@@ -23,6 +23,10 @@ import (
 	"time"
 )
 
+// upstreamDefaultingOff labels a namespace that upstream's mjobset.kb.io skips (the harness adds
+// that namespaceSelector), so what is defaulted there was defaulted by jobset-webhook.
+const upstreamDefaultingOff = "e2e.jobset-webhook/upstream-defaulting=off"
+
 // Cluster is the control plane of one run and the processes around it.
 type Cluster struct {
 	Root string // repository root
@@ -31,15 +35,16 @@ type Cluster struct {
 	// KubectlPath is BIN/kubectl (v1.37, as the API server) unless --kubectl names another.
 	KubectlPath string
 	NoKCM       bool
-	// ScaleDown (`e2e cluster`): serve runs with the policy of
+	// ScaleDown (`scripts/dev cluster`): serve runs with the policy of
 	// manifests/components/scale-down-controller (elastic.scaleDown: controller) and one
 	// `jobset-webhook scale-down-controller` watches every namespace, as that component installs
-	// them. `e2e test` leaves it off: its cases start their own controllers, one per namespace.
+	// them. The tests leave it off: its cases start their own controllers, one per namespace.
 	ScaleDown bool
 	etcdURL   string
 	JobSetDir string // upstream JobSet's module folder: CRD and webhook manifests
 
-	ctx   context.Context
+	// Ctx bounds every wait and kubectl call of the run: cancelling it stops them.
+	Ctx   context.Context
 	mu    sync.Mutex
 	procs []*proc
 
@@ -141,8 +146,8 @@ func (c *Cluster) Down() {
 	}
 }
 
-// tailLogs prints the end of every log, for a failed run.
-func (c *Cluster) tailLogs() {
+// TailLogs prints the end of every log, for a failed run.
+func (c *Cluster) TailLogs() {
 	for _, p := range c.procs {
 		b, _ := os.ReadFile(p.log)
 		if len(b) > 3000 {
@@ -166,8 +171,8 @@ func (c *Cluster) waitFor(what string, p *proc, timeout time.Duration, check fun
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%s: not ready after %v: %v", what, timeout, err)
 		}
-		if c.ctx.Err() != nil {
-			return fmt.Errorf("%s: %v", what, c.ctx.Err())
+		if c.Ctx.Err() != nil {
+			return fmt.Errorf("%s: %v", what, c.Ctx.Err())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -431,7 +436,7 @@ func (c *Cluster) Kubectl(args ...string) (string, error) {
 // KubectlIO runs kubectl with stdin and extra environment; it returns stdout, stderr and the
 // exit error. Each call is bounded to a minute.
 func (c *Cluster) KubectlIO(stdin string, env []string, args ...string) (string, string, error) {
-	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(c.Ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.KubectlPath, args...)
 	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.Kubeconfig), env...)
@@ -737,34 +742,6 @@ func (c *Cluster) launchScaleDownController() (*proc, error) {
 	})
 }
 
-func (c *Cluster) printTryIt() {
-	env := fmt.Sprintf(`  cd %s
-  export KUBECONFIG=%s
-  alias kubectl=%s     # v1.37, as the API server`, c.Root, c.Kubeconfig, c.KubectlPath)
-	fmt.Printf(`
-The cluster is up (logs in %s), with jobset-webhook serve (policy
-manifests/components/scale-down-controller/policy.yaml: elastic.scaleDown: controller) and
-jobset-webhook scale-down-controller (all namespaces; metrics on http://127.0.0.1:%d/metrics).
-In another shell:
-
-%s
-
-  # 1. create a JobSet (2 Jobs of 1 pod; pods stay Pending: no scheduler, no kubelet)
-  kubectl apply -f tests/e2e/testdata/demo-jobset.yaml && sleep 3 && kubectl get jobs
-  # 2. scale it up to 4: allowed, with jobset-webhook's warning; the JobSet controller adds
-  #    demo-workers-2 and demo-workers-3
-  kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":4}]' && sleep 3 && kubectl get jobs
-  # 3. in a third shell, the three lines above, then watch the Jobs (one line per event, timed):
-  kubectl get jobs -w --output-watch-events | while read -r l; do echo "$(date +%%T.%%3N) $l"; done
-  # 4. back in the second: scale down to 1; the watch shows DELETED demo-workers-3, then -2, then -1
-  kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":1}]'
-  sleep 3 && kubectl get jobs && kubectl events --for jobset/demo
-  #    (Events count in seconds: those of one second may be listed in any order; the log has the order)
-  grep 'Deleted Job' build-e2e/run/logs/scale-down-controller.log
-  curl -s http://127.0.0.1:%d/metrics | grep '^jobset_scale_down_jobs_deleted_total'
-  # 5. change its image: refused, naming the field
-  kubectl patch jobset demo --type=json -p '[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image","value":"busybox:1.37"}]'
-
-Ctrl-C stops everything (docs/elastic.md walks through the same steps).
-`, c.path("logs"), c.ControllerMetrics, env, c.ControllerMetrics)
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "==> "+format+"\n", args...)
 }

@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestTakeGivesEachPortOnceAndSkipsOneInUse(t *testing.T) {
 
 // testCluster is a Cluster with only what start and waitFor need.
 func testCluster(t *testing.T) *Cluster {
-	c := &Cluster{Work: t.TempDir(), ctx: context.Background()}
+	c := &Cluster{Work: t.TempDir(), Ctx: context.Background()}
 	if err := os.MkdirAll(c.path("logs"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package harness
 
 // The scale-down controller (`jobset-webhook scale-down-controller`, docs/elastic.md) on the real
 // control plane, next to upstream JobSet v0.12.0's manager. Each case starts its own controller
@@ -15,28 +15,62 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
-func (s *Suite) scaleDownCases() {
-	s.Run("scale-down controller: 4 workers scaled to 2 keep -workers-0 and -workers-1; 3 deleted, then 2; Events, metrics; no restart", s.sdFourToTwo)
-	s.Run("scale-down controller: Jobs with room under backoffLimit go with Foreground propagation, no failure", s.sdForeground)
-	s.Run("scale-down controller: at backoffLimit Foreground, one Pod over it Background; terminating Pods fail neither Job", s.sdPropagationBoundary)
-	s.Run("scale-down controller: scale-up after a scale-down recreates the missing indices", s.sdScaleUpAgain)
-	s.Run("scale-down controller: successPolicy All completes only when the remaining Jobs complete", s.sdSuccessAll)
-	s.Run("upstream without the controller: completed Jobs above replicas complete successPolicy All early", s.sdUpstreamEarlySuccess)
-	s.Run("upstream without the controller: a Foreground deletion of a backoffLimit-0 Job whose Pod terminates fails the JobSet", s.sdUpstreamForegroundFails)
-	s.Run("scale-down controller: a failure-policy restart behaves as before; the next attempt scales down", s.sdRestart)
-	s.Run("scale-down controller: survives an API-server restart and watches that expire", s.sdAPIServerRestart)
-	s.Run("scale-down controller: two replicas, one leader at a time, the other takes over", s.sdTwoReplicas)
-	s.Run("scale-down controller: a scale back up during a long scale-down deletes no Job the JobSet wants", s.sdFlapLong)
-	s.Run("scale-down controller: a flap 3 -> 0 -> 3 ends with the three Jobs and no Job deleted after the scale back up", s.sdFlapZero)
-	s.Run("scale-down controller: a stuck Job of an older restart attempt does not hold back a scale-down", s.sdStuckOlderAttempt)
-	s.Run("scale-down controller under exactly its RBAC: scales down; without delete on Jobs it warns (forbidden)", s.sdExactRBAC)
-	s.Run("scale-down controller trusts only the kubeconfig's CA", s.sdOnlyKubeconfigCA)
-	s.Run("scale-down controller hands its Lease over on SIGTERM", s.sdLeaseHandover)
-	s.Run("scale-down controller: measure idle CPU and a 200 x 3 -> 1 scale-down (JOBSET_E2E_MEASURE=1)", s.sdMeasure)
-}
+// Four workers scaled to 2 keep -workers-0 and -workers-1; 3 deleted, then 2; Events, metrics;
+// no restart.
+func TestScaleDownFourToTwo(t *testing.T) { run(t, sdFourToTwo) }
+
+// Jobs with room under backoffLimit go with Foreground propagation, no failure.
+func TestScaleDownForeground(t *testing.T) { run(t, sdForeground) }
+
+// At backoffLimit Foreground, one Pod over it Background; terminating Pods fail neither Job.
+func TestScaleDownPropagationBoundary(t *testing.T) { run(t, sdPropagationBoundary) }
+
+// A scale-up after a scale-down recreates the missing indices.
+func TestScaleDownThenUpAgain(t *testing.T) { run(t, sdScaleUpAgain) }
+
+// successPolicy All completes only when the remaining Jobs complete.
+func TestScaleDownSuccessPolicyAll(t *testing.T) { run(t, sdSuccessAll) }
+
+// Upstream without the controller: completed Jobs above replicas complete successPolicy All early.
+func TestUpstreamWithoutControllerEarlySuccess(t *testing.T) { run(t, sdUpstreamEarlySuccess) }
+
+// Upstream without the controller: a Foreground deletion of a backoffLimit-0 Job whose Pod
+// terminates fails the JobSet.
+func TestUpstreamWithoutControllerForegroundFails(t *testing.T) { run(t, sdUpstreamForegroundFails) }
+
+// A failure-policy restart behaves as before; the next attempt scales down.
+func TestScaleDownRestart(t *testing.T) { run(t, sdRestart) }
+
+// The controller survives an API-server restart and watches that expire.
+func TestScaleDownAPIServerRestart(t *testing.T) { run(t, sdAPIServerRestart) }
+
+// Two replicas, one leader at a time, the other takes over.
+func TestScaleDownTwoReplicas(t *testing.T) { run(t, sdTwoReplicas) }
+
+// A scale back up during a long scale-down deletes no Job the JobSet wants.
+func TestScaleDownFlapLong(t *testing.T) { run(t, sdFlapLong) }
+
+// A flap 3 -> 0 -> 3 ends with the three Jobs and no Job deleted after the scale back up.
+func TestScaleDownFlapZero(t *testing.T) { run(t, sdFlapZero) }
+
+// A stuck Job of an older restart attempt does not hold back a scale-down.
+func TestScaleDownStuckOlderAttempt(t *testing.T) { run(t, sdStuckOlderAttempt) }
+
+// Under exactly its RBAC the controller scales down; without delete on Jobs it warns (forbidden).
+func TestScaleDownExactRBAC(t *testing.T) { run(t, sdExactRBAC) }
+
+// The controller trusts only the kubeconfig's CA.
+func TestScaleDownOnlyKubeconfigCA(t *testing.T) { run(t, sdOnlyKubeconfigCA) }
+
+// The controller hands its Lease over on SIGTERM.
+func TestScaleDownLeaseHandover(t *testing.T) { run(t, sdLeaseHandover) }
+
+// Measure idle CPU and a 200 x 3 -> 1 scale-down (JOBSET_E2E_MEASURE=1 only).
+func TestScaleDownMeasure(t *testing.T) { run(t, sdMeasure) }
 
 type sdController struct {
 	p        *proc
@@ -47,21 +81,21 @@ type sdController struct {
 // startController runs one controller for namespace ns, with a short Lease so that the cases
 // stay short.
 // Its metrics port (0 would turn it off) comes from the pool.
-func (s *Suite) startController(t *T, ns, identity string, extra ...string) *sdController {
+func startController(t *T, ns, identity string, extra ...string) *sdController {
 	c := &sdController{identity: identity}
-	err := s.c.startBinding("controller "+identity, func() (*proc, error) {
-		c.metrics = s.c.ports.take("127.0.0.1")
-		args := append([]string{"scale-down-controller", "--kubeconfig", s.c.Kubeconfig,
+	err := t.c.startBinding("controller "+identity, func() (*proc, error) {
+		c.metrics = t.c.ports.take("127.0.0.1")
+		args := append([]string{"scale-down-controller", "--kubeconfig", t.c.Kubeconfig,
 			"--namespace", ns, "--lease-namespace", ns, "--identity", identity,
 			"--bind", "127.0.0.1", "--metrics-port", strconv.Itoa(c.metrics),
 			"--lease-duration", "4", "--renew-deadline", "3", "--retry-period", "1"}, extra...)
-		p, err := s.c.start("scale-down-controller-"+ns+"-"+identity,
-			filepath.Join(s.c.Root, "build", "jobset-webhook"), args...)
+		p, err := t.c.start("scale-down-controller-"+ns+"-"+identity,
+			filepath.Join(t.c.Root, "build", "jobset-webhook"), args...)
 		if err != nil {
 			return nil, err
 		}
 		c.p = p
-		return p, s.c.waitFor("controller "+identity, p, 30*time.Second, func() error {
+		return p, t.c.waitFor("controller "+identity, p, 30*time.Second, func() error {
 			if code, _ := c.get("/readyz"); code != 200 {
 				return fmt.Errorf("/readyz: %d", code)
 			}
@@ -272,11 +306,11 @@ func (t *T) bindPodsCount(ns, jobset string, want int) {
 	}
 }
 
-func (s *Suite) sdFourToTwo(t *T) {
-	ns := s.newJobSet(t, "sd", 4, false)
+func sdFourToTwo(t *T) {
+	ns := newJobSet(t, "sd", 4, false)
 	t.bindPods(ns, "sd")
 	before := t.jobUIDs(ns, "sd")
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	if got := ctl.metric("jobset_scale_down_jobs_deleted_total"); got != 0 {
@@ -316,14 +350,14 @@ func (s *Suite) sdFourToTwo(t *T) {
 	if at(workers, "active") != float64(2) || at(workers, "failed") != float64(0) {
 		t.Errorf("replicatedJobsStatus of workers: %v, want active 2, failed 0", workers)
 	}
-	t.Note("events: %s", strings.Join(msgs, " | "))
-	t.Note("reconcile errors: %v", ctl.metric("jobset_scale_down_reconcile_errors_total"))
+	t.Logf("events: %s", strings.Join(msgs, " | "))
+	t.Logf("reconcile errors: %v", ctl.metric("jobset_scale_down_reconcile_errors_total"))
 }
 
-func (s *Suite) sdScaleUpAgain(t *T) {
-	ns := s.newJobSet(t, "again", 3, false)
+func sdScaleUpAgain(t *T) {
+	ns := newJobSet(t, "again", 3, false)
 	before := t.jobUIDs(ns, "again")
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	t.patchReplicas(ns, "again", 1)
@@ -348,9 +382,9 @@ func (s *Suite) sdScaleUpAgain(t *T) {
 	}
 }
 
-func (s *Suite) sdSuccessAll(t *T) {
-	ns := s.newJobSet(t, "succ", 4, false)
-	ctl := s.startController(t, ns, "a")
+func sdSuccessAll(t *T) {
+	ns := newJobSet(t, "succ", 4, false)
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	t.finishJob(ns, "succ-workers-3", true)
@@ -362,19 +396,19 @@ func (s *Suite) sdSuccessAll(t *T) {
 	t.waitTerminal(ns, "succ", "Completed", 30*time.Second)
 }
 
-func (s *Suite) sdUpstreamEarlySuccess(t *T) {
-	ns := s.newJobSet(t, "early", 4, false)
+func sdUpstreamEarlySuccess(t *T) {
+	ns := newJobSet(t, "early", 4, false)
 	t.patchReplicas(ns, "early", 2)
 	t.settle(ns, "early")
 	t.finishJob(ns, "early-workers-2", true)
 	t.finishJob(ns, "early-workers-3", true)
 	// Pinned: upstream counts successful Jobs of any index against the sum of replicas.
 	t.waitTerminal(ns, "early", "Completed", 30*time.Second)
-	t.Note("upstream v0.12.0 completed the JobSet with early-workers-0 and -1 still running")
+	t.Logf("upstream v0.12.0 completed the JobSet with early-workers-0 and -1 still running")
 }
 
-func (s *Suite) sdUpstreamForegroundFails(t *T) {
-	ns := s.newJobSet(t, "fg", 2, false)
+func sdUpstreamForegroundFails(t *T) {
+	ns := newJobSet(t, "fg", 2, false)
 	t.bindPods(ns, "fg")
 	t.patchReplicas(ns, "fg", 1)
 	t.settle(ns, "fg")
@@ -384,7 +418,7 @@ func (s *Suite) sdUpstreamForegroundFails(t *T) {
 	for time.Now().Before(deadline) {
 		// No failurePolicy: upstream fails the JobSet on a failed Job (with one it would restart it).
 		if r, term := t.jobsetState(ns, "fg"); r > 0 || term == "Failed" {
-			t.Note("upstream v0.12.0: restarts %d, condition %q, after the Job controller failed the Job being deleted", r, term)
+			t.Logf("upstream v0.12.0: restarts %d, condition %q, after the Job controller failed the Job being deleted", r, term)
 			return
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -393,17 +427,16 @@ func (s *Suite) sdUpstreamForegroundFails(t *T) {
 	t.Errorf("no restart after a Foreground deletion of a Job whose Pod stays terminating (restarts %d, condition %q)", r, term)
 }
 
-func (s *Suite) sdRestart(t *T) {
+func sdRestart(t *T) {
 	// Without a failurePolicy upstream fails the JobSet on the first failed Job; with one, it
 	// restarts it.
 	ns := t.Namespace("scale")
-	yaml := strings.Replace(jobsetYAML("rs", 3, "busybox:1.36", false), "  replicatedJobs:",
-		"  failurePolicy:\n    maxRestarts: 3\n  replicatedJobs:", 1)
+	yaml := plain("rs", 3, "busybox:1.36").failurePolicy(3).yaml()
 	if r := t.Try(yaml, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
 	t.WaitJobs(ns, "rs", jobNames("rs", 3), 60*time.Second)
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	old := t.jobUIDs(ns, "rs")
@@ -447,8 +480,8 @@ func (s *Suite) sdRestart(t *T) {
 
 // restartAPIServer stops kube-apiserver and starts it again on the same port (so the kubeconfig
 // stays valid); its watch cache starts empty.
-func (s *Suite) restartAPIServer(t *T) {
-	c := s.c
+func restartAPIServer(t *T) {
+	c := t.c
 	var old *proc
 	c.mu.Lock()
 	for _, p := range c.procs {
@@ -472,31 +505,31 @@ func (s *Suite) restartAPIServer(t *T) {
 	}
 }
 
-func (s *Suite) sdAPIServerRestart(t *T) {
-	ns := s.newJobSet(t, "api", 4, false)
+func sdAPIServerRestart(t *T) {
+	ns := newJobSet(t, "api", 4, false)
 	// Watches of 2 s: they end and restart many times during the case.
-	ctl := s.startController(t, ns, "a", "--watch-timeout", "2")
+	ctl := startController(t, ns, "a", "--watch-timeout", "2")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	time.Sleep(5 * time.Second)
 	t.patchReplicas(ns, "api", 3)
 	t.WaitJobs(ns, "api", jobNames("api", 3), 60*time.Second)
 	listsBefore := ctl.metric(`jobset_scale_down_lists_total{resource="jobs"}`)
-	s.restartAPIServer(t)
+	restartAPIServer(t)
 	t.patchReplicas(ns, "api", 1)
 	t.WaitJobs(ns, "api", jobNames("api", 1), 90*time.Second)
 	if ctl.p.exited() {
 		t.Errorf("the controller exited")
 	}
-	t.Note("job lists before the restart %v, after %v; reconcile errors %v", listsBefore,
+	t.Logf("job lists before the restart %v, after %v; reconcile errors %v", listsBefore,
 		ctl.metric(`jobset_scale_down_lists_total{resource="jobs"}`), ctl.metric("jobset_scale_down_reconcile_errors_total"))
 }
 
-func (s *Suite) sdTwoReplicas(t *T) {
-	ns := s.newJobSet(t, "ha", 4, false)
-	a := s.startController(t, ns, "a")
+func sdTwoReplicas(t *T) {
+	ns := newJobSet(t, "ha", 4, false)
+	a := startController(t, ns, "a")
 	defer a.p.stop(5 * time.Second)
-	b := s.startController(t, ns, "b")
+	b := startController(t, ns, "b")
 	defer b.p.stop(5 * time.Second)
 	// Sample both leader gauges every 100 ms for the whole case: never 1 together.
 	stop := make(chan struct{})
@@ -552,14 +585,14 @@ func (s *Suite) sdTwoReplicas(t *T) {
 	}
 }
 
-func (s *Suite) sdForeground(t *T) {
+func sdForeground(t *T) {
 	ns := t.Namespace("scale")
-	yaml := strings.Replace(jobsetYAML("fgc", 4, "busybox:1.36", false), "backoffLimit: 0", "backoffLimit: 6", 1)
+	yaml := jobSet("fgc").suspend(false).replicatedJob(workers(4).job("backoffLimit", 6)).yaml()
 	if r := t.Try(yaml, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
 	t.WaitJobs(ns, "fgc", jobNames("fgc", 4), 60*time.Second)
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	t.patchReplicas(ns, "fgc", 2)
@@ -582,7 +615,7 @@ func (s *Suite) sdForeground(t *T) {
 		contains(t, "Event", m, "Foreground propagation")
 	}
 	t.stable(ns, "fgc", 0, 4*time.Second)
-	t.Note("a Job was seen with its deletionTimestamp before it went: %v", sawDeleting)
+	t.Logf("a Job was seen with its deletionTimestamp before it went: %v", sawDeleting)
 }
 
 // boundaryYAML: two ReplicatedJobs of 2 Jobs with backoffLimit 1. Each Job of "at" has one Pod:
@@ -590,41 +623,12 @@ func (s *Suite) sdForeground(t *T) {
 // visible (Foreground). Each Job of "over" has two Pods: deleting both makes 2 > 1, which the Job
 // controller would turn into a Failed condition, and upstream into a failed JobSet, so the
 // controller must make the Job disappear at once (Background).
-const boundaryYAML = `apiVersion: jobset.x-k8s.io/v1alpha2
-kind: JobSet
-metadata:
-  name: edge
-spec:
-  replicatedJobs:
-  - name: at
-    replicas: 2
-    template:
-      spec:
-        parallelism: 1
-        completions: 1
-        backoffLimit: 1
-        template:
-          spec:
-            restartPolicy: Never
-            containers:
-            - name: main
-              image: busybox:1.36
-              command: ["sleep", "600"]
-  - name: over
-    replicas: 2
-    template:
-      spec:
-        parallelism: 2
-        completions: 2
-        backoffLimit: 1
-        template:
-          spec:
-            restartPolicy: Never
-            containers:
-            - name: main
-              image: busybox:1.36
-              command: ["sleep", "600"]
-`
+func boundaryYAML() string {
+	return jobSet("edge").replicatedJob(
+		replicatedJob("at", 2).job("parallelism", 1).job("completions", 1).job("backoffLimit", 1),
+		replicatedJob("over", 2).job("parallelism", 2).job("completions", 2).job("backoffLimit", 1),
+	).yaml()
+}
 
 // jobPods are the names of the Pods of one Job that still exist, and how many of them carry a
 // deletionTimestamp.
@@ -648,15 +652,15 @@ func (t *T) jobPods(ns, job string) (names []string, terminating int) {
 // them as failed. It fails if the controller used Foreground for "over" (the Job would fail and,
 // with no failurePolicy, the JobSet with it), Background for "at" (the Job would vanish before
 // its Pod), or put the limit one off.
-func (s *Suite) sdPropagationBoundary(t *T) {
+func sdPropagationBoundary(t *T) {
 	ns := t.Namespace("scale")
-	if r := t.Try(boundaryYAML, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+	if r := t.Try(boundaryYAML(), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
 	all := []string{"edge-at-0", "edge-at-1", "edge-over-0", "edge-over-1"}
 	t.WaitJobs(ns, "edge", all, 60*time.Second)
 	t.bindPodsCount(ns, "edge", 1+1+2+2)
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	if r := t.Try("", nil, "patch", "-n", ns, "jobset", "edge", "--type=json", "-p",
@@ -734,6 +738,6 @@ func (s *Suite) sdPropagationBoundary(t *T) {
 	}
 	t.WaitJobs(ns, "edge", []string{"edge-at-0", "edge-over-0"}, 60*time.Second)
 	t.stable(ns, "edge", 0, 3*time.Second)
-	t.Note("events: %s", strings.Join(msgs, " | "))
-	t.Note("edge-over-1 was gone with %d of its Pods still present; edge-at-1 waited for its terminating Pod, status.failed %v", len(overPods), failed)
+	t.Logf("events: %s", strings.Join(msgs, " | "))
+	t.Logf("edge-over-1 was gone with %d of its Pods still present; edge-at-1 waited for its terminating Pod, status.failed %v", len(overPods), failed)
 }

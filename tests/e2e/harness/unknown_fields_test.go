@@ -1,4 +1,4 @@
-package main
+package harness
 
 import "strings"
 
@@ -7,15 +7,13 @@ import "strings"
 // default) a create holding an unknown field in either is refused before any webhook, in
 // transformDecodeError's words (apiserver pkg/endpoints/handlers/rest.go). check, on the same
 // manifest as a new JobSet, refuses each field at its line in the same words.
-func (s *Suite) unknownStatusAndPVC(t *T) {
+func unknownStatusAndPVC(t *T) {
 	ns := t.Namespace("unknown")
-	manifest := strings.Replace(jobsetYAML("unknown", 1, "busybox:1.36", false),
-		"  replicatedJobs:\n",
-		"  volumeClaimPolicies:\n"+
-			"  - templates:\n"+
-			"    - metadata: {name: cache}\n"+
-			"      spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, foo: 1}\n"+
-			"  replicatedJobs:\n", 1) + "status: {foo: 1}\n"
+	claim := claimSpec()
+	claim["foo"] = 1
+	manifest := plain("unknown", 1, "busybox:1.36").
+		set("spec.volumeClaimPolicies", volumeClaimPolicies(claim)).
+		set("status", map[string]any{"foo": 1}).yaml()
 	const prefix = `JobSet in version "v1alpha2" cannot be handled as a JobSet: strict decoding error: `
 	pvc := `unknown field "spec.volumeClaimPolicies[0].templates[0].spec.foo"`
 	status := `unknown field "status.foo"`
@@ -23,13 +21,13 @@ func (s *Suite) unknownStatusAndPVC(t *T) {
 	if r.OK {
 		t.Errorf("create with unknown fields succeeded:\n%s", r.Out)
 	}
-	t.Note("cluster: kubectl create: %s", strings.TrimSpace(r.Err))
+	t.Logf("cluster: kubectl create: %s", strings.TrimSpace(r.Err))
 	contains(t, "kubectl's error", r.Err, prefix+pvc+", "+status)
-	if len(t.errors) > 0 {
+	if t.Failed() {
 		return
 	}
-	code, out := s.checkPredicts(t, "", manifest)
-	t.Note("check: exit %d: %s", code, out)
+	code, out := checkPredicts(t, "", manifest)
+	t.Logf("check: exit %d: %s", code, out)
 	if code != 1 {
 		t.Errorf("check exits %d; the cluster refuses (strict field validation)", code)
 	}

@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"encoding/json"
@@ -13,26 +13,20 @@ import (
 // compares JSON: it refused ("spec.volumeClaimPolicies: Invalid value: Value is immutable") until
 // jobset-webhook's UPDATE mutation gave back the stored list where the sent one decodes to the
 // same Go value (restored_defaults_patch). check allows the pair too.
-func (s *Suite) reapplyVolumeClaimPolicies(t *T) {
+func reapplyVolumeClaimPolicies(t *T) {
 	ns := t.Namespace("vcp")
 	manifest := func(replicas int) string {
-		mounted := strings.Replace(jobsetYAML("vcp", replicas, "busybox:1.36", false),
-			"              command: [\"sleep\", \"600\"]\n",
-			"              command: [\"sleep\", \"600\"]\n"+
-				"              volumeMounts: [{name: cache, mountPath: /cache}]\n", 1)
-		return strings.Replace(mounted, "  replicatedJobs:\n",
-			"  volumeClaimPolicies:\n"+
-				"  - templates:\n"+
-				"    - metadata: {name: cache}\n"+
-				"      spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n"+
-				"  replicatedJobs:\n", 1)
+		mounted := workers(replicas).container("volumeMounts",
+			[]any{map[string]any{"name": "cache", "mountPath": "/cache"}})
+		return jobSet("vcp").suspend(false).replicatedJob(mounted).
+			set("spec.volumeClaimPolicies", volumeClaimPolicies(claimSpec())).yaml()
 	}
 	if r := t.Try(manifest(1), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
 	// The case is about a stored template that differs from the manifest: make sure it does.
 	stored := claimTemplate(t, ns)
-	t.Note("stored claim template: %s", stored)
+	t.Logf("stored claim template: %s", stored)
 	if !strings.Contains(stored, `"status":{}`) {
 		t.Fatalf("the stored claim template has no status: {}: upstream's defaulting did not re-encode it")
 	}
@@ -47,11 +41,23 @@ func (s *Suite) reapplyVolumeClaimPolicies(t *T) {
 	if again := claimTemplate(t, ns); again != stored {
 		t.Errorf("claim template after the applies: %s, want it as stored: %s", again, stored)
 	}
-	code, out := s.checkPredicts(t, manifest(1), manifest(2))
-	t.Note("check: exit %d: %s", code, out)
+	code, out := checkPredicts(t, manifest(1), manifest(2))
+	t.Logf("check: exit %d: %s", code, out)
 	if code != 0 {
 		t.Errorf("check exits %d; the cluster allows", code)
 	}
+}
+
+// claimSpec is the spec of the claim template "cache": ReadWriteOnce, 1Gi.
+func claimSpec() map[string]any {
+	return map[string]any{"accessModes": []any{"ReadWriteOnce"},
+		"resources": map[string]any{"requests": map[string]any{"storage": "1Gi"}}}
+}
+
+// volumeClaimPolicies is spec.volumeClaimPolicies with one policy of one claim template "cache".
+func volumeClaimPolicies(spec map[string]any) []any {
+	return []any{map[string]any{"templates": []any{
+		map[string]any{"metadata": map[string]any{"name": "cache"}, "spec": spec}}}}
 }
 
 // claimTemplate: the stored JobSet vcp's first claim template, as compact JSON (keys sorted).

@@ -1,4 +1,9 @@
-package main
+package harness
+
+// This file's name sorts last on purpose: `go test` runs top-level tests in the order of their
+// files' names, then of their declarations. TestWebhookMetrics reads the API server's counters
+// of every call the cases before it made; TestRolloutUnderLoad stops the first serve and ends by
+// registering a new one.
 
 import (
 	"bufio"
@@ -10,8 +15,21 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
+
+// The API server's webhook metrics count no rejection or error of ours.
+func TestWebhookMetrics(t *testing.T) { run(t, metricsClean) }
+
+// Rollout under load: one of two serve processes SIGTERMed, no failed admission (-rollout=false
+// skips it).
+func TestRolloutUnderLoad(t *testing.T) {
+	if !*rolloutFlag {
+		t.Skip("left out with -rollout=false (docs/e2e.md)")
+	}
+	run(t, rolloutUnderLoad)
+}
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
@@ -112,12 +130,12 @@ func (c *Cluster) ourWebhookCounts() (webhookCounts, error) {
 	return w, nil
 }
 
-func (s *Suite) metricsClean(t *T) {
+func metricsClean(t *T) {
 	w, err := t.c.ourWebhookCounts()
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	t.Note("API server, jobset-webhook entries: %.0f calls, %.0f neither 200 nor 422, %.0f denials, %.0f failed calls",
+	t.Logf("API server, jobset-webhook entries: %.0f calls, %.0f neither 200 nor 422, %.0f denials, %.0f failed calls",
 		w.requests, w.non200, w.denials, w.failures)
 	if w.requests == 0 {
 		t.Errorf("the API server never called jobset-webhook")
@@ -211,7 +229,7 @@ func (p *proxy) close() {
 // webhook configurations point at; four clients apply scale updates without pause for 20 s; after
 // 5 s the first serve gets SIGTERM (as the kubelet sends a pod being replaced). Every failed
 // client update and every failed call counted by the API server is a failure.
-func (s *Suite) rolloutUnderLoad(t *T) {
+func rolloutUnderLoad(t *T) {
 	c := t.c
 	a := c.Webhooks[0]
 	b, err := c.StartWebhook("127.0.0.2")
@@ -226,6 +244,16 @@ func (s *Suite) rolloutUnderLoad(t *T) {
 	if err := c.RegisterWebhooks([]*Webhook{{Addr: "127.0.0.3", Port: px.port()}}); err != nil {
 		t.Fatalf("%v", err)
 	}
+	// Whatever runs after this case finds a serve registered directly again, as at the start.
+	defer func() {
+		w, err := c.StartWebhook("127.0.0.1")
+		if err == nil {
+			err = c.RegisterWebhooks([]*Webhook{w})
+		}
+		if err != nil {
+			t.Errorf("registering a new serve after the rollout: %v", err)
+		}
+	}()
 	ns := t.Namespace("rollout")
 	const clients = 4
 	for i := 0; i < clients; i++ {
@@ -264,16 +292,16 @@ func (s *Suite) rolloutUnderLoad(t *T) {
 	time.Sleep(5 * time.Second)
 	termAt := time.Now()
 	a.p.stop(30 * time.Second)
-	t.Note("first serve stopped %.1fs after SIGTERM (%v)", time.Since(termAt).Seconds(), a.p.cmd.ProcessState)
+	t.Logf("first serve stopped %.1fs after SIGTERM (%v)", time.Since(termAt).Seconds(), a.p.cmd.ProcessState)
 	wg.Wait()
 	after, err := c.ourWebhookCounts()
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	t.Note("clients: %d updates applied, %d failed; API server: %.0f calls, %.0f not HTTP 200, %.0f failed calls",
+	t.Logf("clients: %d updates applied, %d failed; API server: %.0f calls, %.0f not HTTP 200, %.0f failed calls",
 		ok.Load(), failed.Load(), after.requests-before.requests, after.non200-before.non200, after.failures-before.failures)
 	for _, e := range firstErrs {
-		t.Note("client error: %s", e)
+		t.Logf("client error: %s", e)
 	}
 	if failed.Load() > 0 || after.failures > before.failures || after.non200 > before.non200 {
 		t.Errorf("failed admissions during the rollout")

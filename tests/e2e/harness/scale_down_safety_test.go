@@ -1,4 +1,4 @@
-package main
+package harness
 
 // The scale-down controller's safety on the real control plane (docs/elastic.md: "Never on a
 // stale view", "When it does not act, it says so", "High availability", "Install"): a scale back
@@ -35,25 +35,25 @@ func waitingSample(reason string) string {
 // startControllerWith is startController with another kubeconfig and extra environment
 // (through env(1), which execs the controller in the same process). With ready unset it waits
 // for /healthz only (the process serves), not for /readyz (its caches synced).
-func (s *Suite) startControllerWith(t *T, ns, identity, kubeconfig string, env []string, ready bool, extra ...string) *sdController {
+func startControllerWith(t *T, ns, identity, kubeconfig string, env []string, ready bool, extra ...string) *sdController {
 	c := &sdController{identity: identity}
 	probe := "/healthz"
 	if ready {
 		probe = "/readyz"
 	}
-	err := s.c.startBinding("controller "+identity, func() (*proc, error) {
-		c.metrics = s.c.ports.take("127.0.0.1")
-		args := append([]string{filepath.Join(s.c.Root, "build", "jobset-webhook"),
+	err := t.c.startBinding("controller "+identity, func() (*proc, error) {
+		c.metrics = t.c.ports.take("127.0.0.1")
+		args := append([]string{filepath.Join(t.c.Root, "build", "jobset-webhook"),
 			"scale-down-controller", "--kubeconfig", kubeconfig,
 			"--namespace", ns, "--lease-namespace", ns, "--identity", identity,
 			"--bind", "127.0.0.1", "--metrics-port", strconv.Itoa(c.metrics),
 			"--lease-duration", "4", "--renew-deadline", "3", "--retry-period", "1"}, extra...)
-		p, err := s.c.start("scale-down-controller-"+ns+"-"+identity, "/usr/bin/env", append(env, args...)...)
+		p, err := t.c.start("scale-down-controller-"+ns+"-"+identity, "/usr/bin/env", append(env, args...)...)
 		if err != nil {
 			return nil, err
 		}
 		c.p = p
-		return p, s.c.waitFor("controller "+identity, p, 30*time.Second, func() error {
+		return p, t.c.waitFor("controller "+identity, p, 30*time.Second, func() error {
 			if code, _ := c.get(probe); code != 200 {
 				return fmt.Errorf("%s: %d", probe, code)
 			}
@@ -88,7 +88,7 @@ type jobWatch struct {
 // watchJobs starts the watch and waits until its initial list (ADDED events) holds want Jobs.
 func (t *T) watchJobs(ns string, want int) *jobWatch {
 	w := &jobWatch{first: make(chan struct{})}
-	w.cmd = exec.CommandContext(t.c.ctx, t.c.KubectlPath, "get", "jobs", "-n", ns, "-w",
+	w.cmd = exec.CommandContext(t.c.Ctx, t.c.KubectlPath, "get", "jobs", "-n", ns, "-w",
 		"--output-watch-events", "-o", "json")
 	w.cmd.Env = append(os.Environ(), "KUBECONFIG="+t.c.Kubeconfig)
 	out, err := w.cmd.StdoutPipe()
@@ -155,11 +155,11 @@ func (t *T) warnings(ns string) []string {
 	return strings.FieldsFunc(out, func(r rune) bool { return r == '\n' })
 }
 
-func (s *Suite) sdFlapLong(t *T) { s.flap(t, "flap", 16, 1, true) }
+func sdFlapLong(t *T) { flap(t, "flap", 16, 1, true) }
 
 // sdFlapZero: three Jobs go fast, so the scale back up may well land after all of them; what
 // is asserted holds either way.
-func (s *Suite) sdFlapZero(t *T) { s.flap(t, "zero", 3, 0, false) }
+func sdFlapZero(t *T) { flap(t, "zero", 3, 0, false) }
 
 // flap scales n Jobs down to low and, at the first Job deleted, back up to n. Each deletion is
 // placed against the scale back up by resourceVersion (jobDeletion): those after it may number
@@ -167,12 +167,12 @@ func (s *Suite) sdFlapZero(t *T) { s.flap(t, "zero", 3, 0, false) }
 // round trip docs/elastic.md leaves open). The controller before the quorum read deleted 6 of 7
 // Jobs in an 8 -> 1 -> 8 flap: it went on with the replicas of its cached JobSet. With
 // interrupt set, a scale back up that lands after the whole scale-down fails the case.
-func (s *Suite) flap(t *T, name string, n, low int, interrupt bool) {
-	ns := s.newJobSet(t, name, n, false)
+func flap(t *T, name string, n, low int, interrupt bool) {
+	ns := newJobSet(t, name, n, false)
 	before := t.jobUIDs(ns, name)
 	w := t.watchJobs(ns, n)
 	defer w.stop()
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	t.patchReplicas(ns, name, low)
@@ -234,7 +234,7 @@ func (s *Suite) flap(t *T, name string, n, low int, interrupt bool) {
 		t.Errorf("jobset_scale_down_jobs_deleted_total = %v, want %d", got, len(dels))
 	}
 	t.stable(ns, name, 0, 3*time.Second)
-	t.Note("%d -> %d -> %d: %d of %d Jobs deleted, %d before the scale back up was stored and %d after (%v); the controller before the quorum read deleted 6 of 7 in an 8 -> 1 -> 8 flap",
+	t.Logf("%d -> %d -> %d: %d of %d Jobs deleted, %d before the scale back up was stored and %d after (%v); the controller before the quorum read deleted 6 of 7 in an 8 -> 1 -> 8 flap",
 		n, low, n, len(dels), n-low, len(early), len(late), append(early, late...))
 }
 
@@ -244,10 +244,9 @@ func (s *Suite) flap(t *T, name string, n, low int, interrupt bool) {
 // sigs.k8s.io/jobset pkg/controllers/jobset_controller.go). A finalizer keeps -workers-3 of
 // attempt 0 Terminating, as a Pod on a lost node would; the scale-down of attempt 1 must not
 // wait for it.
-func (s *Suite) sdStuckOlderAttempt(t *T) {
+func sdStuckOlderAttempt(t *T) {
 	ns := t.Namespace("scale")
-	yaml := strings.Replace(jobsetYAML("stuck", 4, "busybox:1.36", false), "  replicatedJobs:",
-		"  failurePolicy:\n    maxRestarts: 3\n  replicatedJobs:", 1)
+	yaml := plain("stuck", 4, "busybox:1.36").failurePolicy(3).yaml()
 	if r := t.Try(yaml, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
@@ -261,7 +260,7 @@ func (s *Suite) sdStuckOlderAttempt(t *T) {
 		}
 	}()
 	stuckUID := t.jobUIDs(ns, "stuck")["stuck-workers-3"]
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 
@@ -385,10 +384,10 @@ func (t *T) releaseHold(ns, job string) {
 // RoleBinding of scale-down-controller-namespaced/rbac.yaml, and the leader-election Role and
 // RoleBinding of scale-down-controller/rbac.yaml, each moved to ns with its ServiceAccount
 // subject (jobset-scale-down-controller) there too. Rules are taken as the files have them.
-func (s *Suite) rbacFor(t *T, ns string) (role map[string]any, others []map[string]any) {
+func rbacFor(t *T, ns string) (role map[string]any, others []map[string]any) {
 	for _, file := range []string{
-		filepath.Join(s.c.Root, "manifests", "components", "scale-down-controller-namespaced", "rbac.yaml"),
-		filepath.Join(s.c.Root, "manifests", "components", "scale-down-controller", "rbac.yaml"),
+		filepath.Join(t.c.Root, "manifests", "components", "scale-down-controller-namespaced", "rbac.yaml"),
+		filepath.Join(t.c.Root, "manifests", "components", "scale-down-controller", "rbac.yaml"),
 	} {
 		// One JSON object per YAML document (kubectl prints them one after the other).
 		dec := json.NewDecoder(strings.NewReader(t.Kubectl("create", "--dry-run=client", "-o", "json", "-f", file)))
@@ -441,9 +440,9 @@ func withoutVerb(role map[string]any, resource, verb string) map[string]any {
 }
 
 // tokenKubeconfig writes a kubeconfig with a ServiceAccount token and the cluster's CA.
-func (s *Suite) tokenKubeconfig(t *T, ns, token string) string {
-	cfg := kubeconfigYAML(s.c.APIServer, s.c.ca.certPEM(), "token: "+token, ns)
-	path := s.c.path("manifests", ns+"-sa.kubeconfig")
+func tokenKubeconfig(t *T, ns, token string) string {
+	cfg := kubeconfigYAML(t.c.APIServer, t.c.ca.certPEM(), "token: "+token, ns)
+	path := t.c.path("manifests", ns+"-sa.kubeconfig")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -463,22 +462,22 @@ func (t *T) waitCanI(ns, sa, verb, resource string, want bool) {
 	t.Fatalf("kubectl auth can-i %s %s as %s: not %q after 20s", verb, resource, sa, w)
 }
 
-func (s *Suite) sdExactRBAC(t *T) {
-	ns := s.newJobSet(t, "rbac", 4, false)
+func sdExactRBAC(t *T) {
+	ns := newJobSet(t, "rbac", 4, false)
 	const sa = "jobset-scale-down-controller"
 	t.Kubectl("create", "serviceaccount", sa, "-n", ns)
-	role, others := s.rbacFor(t, ns)
+	role, others := rbacFor(t, ns)
 	for _, obj := range append([]map[string]any{role}, others...) {
-		if err := s.c.applyJSON(obj); err != nil {
+		if err := t.c.applyJSON(obj); err != nil {
 			t.Fatalf("%v", err)
 		}
 	}
 	t.waitCanI(ns, sa, "delete", "jobs", true)
 	token := strings.TrimSpace(t.Kubectl("create", "token", sa, "-n", ns, "--duration", "1h"))
-	kc := s.tokenKubeconfig(t, ns, token)
+	kc := tokenKubeconfig(t, ns, token)
 	// The Lease's name is the controller's default, which the Deployment passes as --lease-name
 	// and the leader-election Role names in resourceNames.
-	ctl := s.startControllerWith(t, ns, "a", kc, nil, true)
+	ctl := startControllerWith(t, ns, "a", kc, nil, true)
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	if h := at(t.Get(ns, "lease", "jobset-scale-down-controller"), "spec", "holderIdentity"); h != "a" {
@@ -491,7 +490,7 @@ func (s *Suite) sdExactRBAC(t *T) {
 	}
 
 	// Without delete on Jobs: refused (403), said at once in a Warning and the gauge.
-	if err := s.c.applyJSON(withoutVerb(role, "jobs", "delete")); err != nil {
+	if err := t.c.applyJSON(withoutVerb(role, "jobs", "delete")); err != nil {
 		t.Fatalf("%v", err)
 	}
 	t.waitCanI(ns, sa, "delete", "jobs", false)
@@ -521,7 +520,7 @@ func (s *Suite) sdExactRBAC(t *T) {
 	}
 
 	// Restored: the retry (back-off from 0.5 s, doubling) deletes it; the gauge goes back to 0.
-	if err := s.c.applyJSON(role); err != nil {
+	if err := t.c.applyJSON(role); err != nil {
 		t.Fatalf("%v", err)
 	}
 	t.waitCanI(ns, sa, "delete", "jobs", true)
@@ -537,9 +536,9 @@ func (s *Suite) sdExactRBAC(t *T) {
 	if w := t.warnings(ns); len(w) != 1 {
 		t.Errorf("ScaleDownBlocked Events at the end: %q, want the one", w)
 	}
-	t.Note("warning and gauge %v after the refused scale-down; Job gone %v after the rule was back; reconcile errors %v",
+	t.Logf("warning and gauge %v after the refused scale-down; Job gone %v after the rule was back; reconcile errors %v",
 		seen.Round(time.Millisecond), gone.Round(time.Millisecond), ctl.metric("jobset_scale_down_reconcile_errors_total"))
-	t.Note("warning: %s", warned[0])
+	t.Logf("warning: %s", warned[0])
 }
 
 // sdOnlyKubeconfigCA: a kubeconfig naming another CA, and SSL_CERT_FILE naming the one that did
@@ -547,24 +546,24 @@ func (s *Suite) sdExactRBAC(t *T) {
 // as client-go does (k8s.io/client-go/transport/transport.go, TLSConfigFor: RootCAs is the
 // configured CA when there is one, so Go's crypto/x509 never loads the system pool that
 // SSL_CERT_FILE would feed).
-func (s *Suite) sdOnlyKubeconfigCA(t *T) {
+func sdOnlyKubeconfigCA(t *T) {
 	ns := t.Namespace("scale")
-	admin, err := os.ReadFile(s.c.Kubeconfig)
+	admin, err := os.ReadFile(t.c.Kubeconfig)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
 	other := newPair(nil, pkix.Name{CommonName: "another-ca"}, true, nil, nil, nil)
-	realCA := base64.StdEncoding.EncodeToString(s.c.ca.certPEM())
+	realCA := base64.StdEncoding.EncodeToString(t.c.ca.certPEM())
 	if strings.Count(string(admin), realCA) != 1 {
 		t.Fatalf("the admin kubeconfig does not hold the cluster's CA once")
 	}
-	kc := s.c.path("manifests", ns+"-other-ca.kubeconfig")
+	kc := t.c.path("manifests", ns+"-other-ca.kubeconfig")
 	cfg := strings.Replace(string(admin), realCA, base64.StdEncoding.EncodeToString(other.certPEM()), 1)
 	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
 		t.Fatalf("%v", err)
 	}
-	env := []string{"SSL_CERT_FILE=" + s.c.path("pki", "ca.crt")}
-	ctl := s.startControllerWith(t, ns, "a", kc, env, false)
+	env := []string{"SSL_CERT_FILE=" + t.c.path("pki", "ca.crt")}
+	ctl := startControllerWith(t, ns, "a", kc, env, false)
 	defer ctl.p.stop(5 * time.Second)
 	codes := map[int]int{}
 	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
@@ -588,7 +587,7 @@ func (s *Suite) sdOnlyKubeconfigCA(t *T) {
 	contains(t, "kubectl", r.Err, "x509: certificate signed by unknown authority")
 	for _, line := range strings.Split(log, "\n") {
 		if strings.Contains(line, "certificate verify failed") {
-			t.Note("controller: %s", strings.TrimSpace(line))
+			t.Logf("controller: %s", strings.TrimSpace(line))
 			break
 		}
 	}
@@ -598,12 +597,12 @@ func (s *Suite) sdOnlyKubeconfigCA(t *T) {
 // ReleaseOnCancel does (k8s.io/client-go/tools/leaderelection/leaderelection.go, release:
 // holderIdentity "", leaseDurationSeconds 1), and the follower, which treats an empty holder as
 // free (tryAcquireOrRenew there), takes it at its next retry, well before the 4 s lease duration.
-func (s *Suite) sdLeaseHandover(t *T) {
-	ns := s.newJobSet(t, "hand", 3, false)
-	a := s.startController(t, ns, "a")
+func sdLeaseHandover(t *T) {
+	ns := newJobSet(t, "hand", 3, false)
+	a := startController(t, ns, "a")
 	defer a.p.stop(5 * time.Second)
 	a.waitLeader(t, 20*time.Second)
-	b := s.startController(t, ns, "b")
+	b := startController(t, ns, "b")
 	defer b.p.stop(5 * time.Second)
 	time.Sleep(2 * time.Second) // b has seen a's Lease renewed
 	if b.metric("jobset_scale_down_leader") != 0 {
@@ -652,7 +651,7 @@ func (s *Suite) sdLeaseHandover(t *T) {
 	if _, who := t.scaleEvents(ns); len(who) != 1 || who[0] != "b" {
 		t.Errorf("Events written by %q, want one by b", who)
 	}
-	t.Note("after the SIGTERM to a: b led at %v, a exited at %v; the Lease then: holder %q, leaseDurationSeconds %v",
+	t.Logf("after the SIGTERM to a: b led at %v, a exited at %v; the Lease then: holder %q, leaseDurationSeconds %v",
 		took.Round(time.Millisecond), exited.Round(time.Millisecond), holder, dur)
 }
 
@@ -673,9 +672,9 @@ func procCPU(pid int) float64 {
 // sdMeasure measures, asserts nothing but that the scale-down completes: the idle CPU of a
 // leading controller with a few JobSets, and the CPU and time of scaling N JobSets of 3 Jobs
 // down to 1 (N = JOBSET_E2E_MEASURE_JOBSETS, 200 by default). Only with JOBSET_E2E_MEASURE=1.
-func (s *Suite) sdMeasure(t *T) {
+func sdMeasure(t *T) {
 	if os.Getenv("JOBSET_E2E_MEASURE") != "1" {
-		t.Skip("a measurement: JOBSET_E2E_MEASURE=1 scripts/dev e2e --run measure")
+		t.Skip("a measurement: JOBSET_E2E_MEASURE=1 scripts/dev e2e --run TestScaleDownMeasure")
 	}
 	n := 200
 	if v, err := strconv.Atoi(os.Getenv("JOBSET_E2E_MEASURE_JOBSETS")); err == nil && v > 0 {
@@ -690,7 +689,7 @@ func (s *Suite) sdMeasure(t *T) {
 		t.Fatalf("create: %s", r.Err)
 	}
 	t.waitJobCount(ns, 9, 2*time.Minute)
-	ctl := s.startController(t, ns, "a")
+	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
 	ctl.waitLeader(t, 20*time.Second)
 	pid := ctl.p.cmd.Process.Pid
@@ -698,7 +697,7 @@ func (s *Suite) sdMeasure(t *T) {
 	idle0, m0 := procCPU(pid), ctl.metric("process_cpu_seconds_total")
 	time.Sleep(60 * time.Second)
 	idle1, m1 := procCPU(pid), ctl.metric("process_cpu_seconds_total")
-	t.Note("idle leader, 3 JobSets of 3 Jobs, 60 s: %.3f s of CPU (/proc), %.3f s (process_cpu_seconds_total): %.1fm",
+	t.Logf("idle leader, 3 JobSets of 3 Jobs, 60 s: %.3f s of CPU (/proc), %.3f s (process_cpu_seconds_total): %.1fm",
 		idle1-idle0, m1-m0, (idle1-idle0)/60*1000)
 
 	docs := func(replicas int) string {
@@ -713,7 +712,7 @@ func (s *Suite) sdMeasure(t *T) {
 		t.Fatalf("create: %s", r.Err)
 	}
 	t.waitJobCount(ns, 9+3*n, 15*time.Minute)
-	t.Note("%d JobSets of 3 created, %d Jobs present after %.1f s", n, 3*n, time.Since(created).Seconds())
+	t.Logf("%d JobSets of 3 created, %d Jobs present after %.1f s", n, 3*n, time.Since(created).Seconds())
 	time.Sleep(5 * time.Second)
 
 	cpu0 := procCPU(pid)
@@ -728,9 +727,9 @@ func (s *Suite) sdMeasure(t *T) {
 	if got := ctl.metric("jobset_scale_down_jobs_deleted_total"); got != float64(2*n) {
 		t.Errorf("jobset_scale_down_jobs_deleted_total = %v, want %d", got, 2*n)
 	}
-	t.Note("%d JobSets 3 -> 1 (one kubectl apply, %.1f s): %d Jobs deleted %.1f s after the apply began; controller CPU %.2f s",
+	t.Logf("%d JobSets 3 -> 1 (one kubectl apply, %.1f s): %d Jobs deleted %.1f s after the apply began; controller CPU %.2f s",
 		n, applyTook.Seconds(), 2*n, wall.Seconds(), cpu1-cpu0)
-	t.Note("reconciles %v, errors %v", ctl.metric("jobset_scale_down_reconcile_total"), ctl.metric("jobset_scale_down_reconcile_errors_total"))
+	t.Logf("reconciles %v, errors %v", ctl.metric("jobset_scale_down_reconcile_total"), ctl.metric("jobset_scale_down_reconcile_errors_total"))
 
 	// The controller alone: the JobSets back to 3, scaled to 1 while no controller runs (upstream
 	// deletes nothing), then a controller started: its whole life until the Jobs are gone, its
@@ -748,11 +747,11 @@ func (s *Suite) sdMeasure(t *T) {
 		t.Fatalf("%d Jobs with no controller running, want %d", got, 9+3*n)
 	}
 	start = time.Now()
-	cold := s.startController(t, ns, "b")
+	cold := startController(t, ns, "b")
 	defer cold.p.stop(5 * time.Second)
 	t.waitJobCount(ns, 9+n, 15*time.Minute)
 	wall = time.Since(start)
-	t.Note("%d JobSets already at 1, a controller started: %d Jobs deleted %.1f s after its start; its CPU %.2f s in all",
+	t.Logf("%d JobSets already at 1, a controller started: %d Jobs deleted %.1f s after its start; its CPU %.2f s in all",
 		n, 2*n, wall.Seconds(), procCPU(cold.p.cmd.Process.Pid))
 }
 

@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"fmt"
@@ -8,55 +8,76 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 )
 
 const imagePath = "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
 
-// upstreamDefaultingOff labels a namespace that upstream's mjobset.kb.io skips (the harness adds
-// that namespaceSelector), so what is defaulted there was defaulted by jobset-webhook.
-const upstreamDefaultingOff = "e2e.jobset-webhook/upstream-defaulting=off"
+// The admission cases: jobset-webhook called by the real API server, driven by kubectl.
 
-func (s *Suite) RunAll() {
-	s.examples_()
-	s.Run("scale up with kubectl patch: allowed, warned, Job of the new index created", s.scaleUpPatch)
-	s.Run("scale down with kubectl apply: allowed, warned, Jobs above the count remain", s.scaleDownApply)
-	s.Run("scale up with kubectl apply, down with kubectl patch", s.scaleApplyThenPatch)
-	s.Run("scale with kubectl apply of a manifest that leaves completionMode to the defaults", s.scaleApplyDefaultsLeftOut)
-	s.Run("server-side apply three times leaves generation alone; a scale by server-side apply", s.serverSideApplyStable)
-	s.Run("kubectl apply again of a JobSet with volumeClaimPolicies that upstream's defaulting stored: allowed", s.reapplyVolumeClaimPolicies)
-	s.Run("image change refused, kubectl names the field", s.refuseImage)
-	s.Run("renamed replicatedJob refused, kubectl names the field", s.refuseRename)
-	s.Run("reordered replicatedJobs refused, kubectl names the field", s.refuseReorder)
-	s.Run("kubectl apply --dry-run=server: scale allowed and not stored, image change refused", s.dryRun)
-	s.Run("kubectl edit through KUBE_EDITOR: scale allowed", s.edit)
-	s.Run("suspended JobSet updated as Kueue does (nodeSelector, tolerations, labels): allowed", s.kueue)
-	s.Run("unknown container field: kubectl apply fails strict validation; check agrees", s.strictUnknownField)
-	s.Run("unknown container field with --validate=false: pruned, allowed; check agrees", s.prunedUnknownField)
-	s.Run("unknown fields in status and a PVC template: kubectl create refused; check agrees", s.unknownStatusAndPVC)
-	s.Run("quantity outside the CRD's pattern: kubectl apply refused at limits.cpu; check agrees", s.quantityOutsidePattern)
-	s.Run("quantity the pattern accepts and ParseQuantity refuses: refused at limits[cpu]; check agrees", s.quantityUndecodable)
-	s.Run("the API server's webhook metrics count no rejection or error of ours", s.metricsClean)
-	s.scaleDownCases() // scale_down.go
-	if s.rollout {
-		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", s.rolloutUnderLoad)
-	} else {
-		s.Run("rollout under load: one of two serve processes SIGTERMed, no failed admission", func(t *T) {
-			t.Skip("left out with --rollout=false (docs/e2e.md)")
-		})
-	}
-}
+// Scale up with kubectl patch: allowed, warned, the Job of the new index created.
+func TestPatchScaleUp(t *testing.T) { run(t, scaleUpPatch) }
 
-// examples_: one case per file of ../shared/examples/jobset, each applied into a namespace
-// of its own where only jobset-webhook defaults.
-func (s *Suite) examples_() {
-	const name = "kubectl apply of example "
-	if !fileExists(s.examples) {
-		s.Run(name+"(all)", func(t *T) { t.Skip(s.examples + " is absent (a clone alone has no shared/)") })
-		return
+// Scale down with kubectl apply: allowed, warned, the Jobs above the count remain.
+func TestApplyScaleDown(t *testing.T) { run(t, scaleDownApply) }
+
+// Scale up with kubectl apply, down with a kubectl merge patch.
+func TestApplyScaleUpPatchDown(t *testing.T) { run(t, scaleApplyThenPatch) }
+
+// Scale with kubectl apply of a manifest that leaves completionMode to the defaults.
+func TestApplyWithoutCompletionMode(t *testing.T) { run(t, scaleApplyDefaultsLeftOut) }
+
+// Server-side apply three times leaves generation alone; a scale by server-side apply.
+func TestServerSideApplyStable(t *testing.T) { run(t, serverSideApplyStable) }
+
+// kubectl apply again of a JobSet with volumeClaimPolicies that upstream's defaulting stored:
+// allowed.
+func TestReapplyVolumeClaimPolicies(t *testing.T) { run(t, reapplyVolumeClaimPolicies) }
+
+// Image change refused, kubectl names the field.
+func TestRefuseImage(t *testing.T) { run(t, refuseImage) }
+
+// Renamed replicatedJob refused, kubectl names the field.
+func TestRefuseRename(t *testing.T) { run(t, refuseRename) }
+
+// Reordered replicatedJobs refused, kubectl names the field.
+func TestRefuseReorder(t *testing.T) { run(t, refuseReorder) }
+
+// kubectl apply --dry-run=server: scale allowed and not stored, image change refused.
+func TestDryRun(t *testing.T) { run(t, dryRun) }
+
+// kubectl edit through KUBE_EDITOR: scale allowed.
+func TestEdit(t *testing.T) { run(t, edit) }
+
+// A suspended JobSet updated as Kueue does (nodeSelector, tolerations, labels): allowed.
+func TestKueueUpdate(t *testing.T) { run(t, kueue) }
+
+// Unknown container field: kubectl apply fails strict validation; check agrees.
+func TestUnknownFieldStrict(t *testing.T) { run(t, strictUnknownField) }
+
+// Unknown container field with --validate=false: pruned, allowed; check agrees.
+func TestUnknownFieldPruned(t *testing.T) { run(t, prunedUnknownField) }
+
+// Unknown fields in status and a PVC template: kubectl create refused; check agrees.
+func TestUnknownFieldsInStatusAndPVC(t *testing.T) { run(t, unknownStatusAndPVC) }
+
+// A quantity outside the CRD's pattern: kubectl apply refused at limits.cpu; check agrees.
+func TestQuantityOutsidePattern(t *testing.T) { run(t, quantityOutsidePattern) }
+
+// A quantity the pattern accepts and ParseQuantity refuses: refused at limits[cpu]; check agrees.
+func TestQuantityUndecodable(t *testing.T) { run(t, quantityUndecodable) }
+
+// kubectl apply of each example of $JOBSET_UPSTREAM_EXAMPLES (-examples), one subtest per file,
+// each into a namespace of its own where only jobset-webhook defaults; skipped when the folder
+// is absent.
+func TestUpstreamExamples(t *testing.T) {
+	dir := *examplesFlag
+	if !fileExists(dir) {
+		t.Skip(dir + " is absent (a clone alone has no shared/; set JOBSET_UPSTREAM_EXAMPLES)")
 	}
 	var files []string
-	filepath.Walk(s.examples, func(p string, info os.FileInfo, err error) error {
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
 			files = append(files, p)
 		}
@@ -64,12 +85,15 @@ func (s *Suite) examples_() {
 	})
 	sort.Strings(files)
 	for _, f := range files {
-		rel, _ := filepath.Rel(s.examples, f)
-		s.Run(name+rel, func(t *T) { s.example(t, f) })
+		rel, _ := filepath.Rel(dir, f)
+		t.Run(rel, func(t *testing.T) { run(t, func(t *T) { example(t, f) }) })
+	}
+	if len(files) == 0 {
+		run(t, func(t *T) { t.Fatalf("no .yaml file in %s", dir) })
 	}
 }
 
-func (s *Suite) example(t *T, file string) {
+func example(t *T, file string) {
 	ns := t.Namespace("ex", upstreamDefaultingOff)
 	r := t.Try("", nil, "apply", "-n", ns, "-f", file)
 	if !r.OK && strings.Contains(r.Err, `no matches for kind "Workload" in version "scheduling.k8s.io/v1alpha2"`) {
@@ -78,7 +102,7 @@ func (s *Suite) example(t *T, file string) {
 	if !r.OK && strings.Contains(r.Err, "feature gate is disabled") {
 		// Upstream v0.12.0 and jobset-webhook's default policy both keep the alpha gates
 		// (RestartJob, InPlaceRestart) off: refusing is the right answer here.
-		t.Note("refused, as with the gates off: %s", strings.TrimSpace(r.Err))
+		t.Logf("refused, as with the gates off: %s", strings.TrimSpace(r.Err))
 		contains(t, "kubectl's error", r.Err, "<nil>: Internal error: ")
 		return
 	}
@@ -109,7 +133,7 @@ func (s *Suite) example(t *T, file string) {
 }
 
 // newJobSet creates a JobSet in a fresh namespace and waits for its Jobs.
-func (s *Suite) newJobSet(t *T, name string, replicas int, suspend bool) (ns string) {
+func newJobSet(t *T, name string, replicas int, suspend bool) (ns string) {
 	ns = t.Namespace("scale")
 	r := t.Try(applied(name, replicas, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
 	if !r.OK {
@@ -119,14 +143,27 @@ func (s *Suite) newJobSet(t *T, name string, replicas int, suspend bool) (ns str
 	return ns
 }
 
-// applied is the manifest a user keeps for `kubectl apply`: jobsetYAML with the one default that
+// plain is the JobSet most cases use: workers(replicas) of image, spec.suspend false written out.
+func plain(name string, replicas int, image string) *jobSetBuilder {
+	return jobSet(name).suspend(false).replicatedJob(workers(replicas).image(image))
+}
+
+// plainYAML is plain as YAML.
+func plainYAML(name string, replicas int, image string) string {
+	return plain(name, replicas, image).yaml()
+}
+
+// applied is the manifest a user keeps for `kubectl apply`: plain with the one default that
 // sits inside the replicatedJobs list written out (completionMode). kubectl apply sends a JSON
 // merge patch for a custom resource, which replaces the whole list with the manifest's; a default
 // filled in on CREATE by a mutating webhook and absent from the manifest is then removed, and the
 // UPDATE is judged as removing it (docs/e2e.md, "What the real API server does").
 func applied(name string, replicas int, image string) string {
-	return strings.Replace(jobsetYAML(name, replicas, image, false), "        parallelism: 1\n",
-		"        parallelism: 1\n        completionMode: Indexed\n", 1)
+	return appliedJobSet(name, replicas, image).yaml()
+}
+
+func appliedJobSet(name string, replicas int, image string) *jobSetBuilder {
+	return jobSet(name).suspend(false).replicatedJob(workers(replicas).image(image).job("completionMode", "Indexed"))
 }
 
 func jobNames(jobset string, n int) []string {
@@ -141,8 +178,8 @@ func replicasPatch(n int) string {
 	return fmt.Sprintf(`[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":%d}]`, n)
 }
 
-func (s *Suite) scaleUpPatch(t *T) {
-	ns := s.newJobSet(t, "up", 2, false)
+func scaleUpPatch(t *T) {
+	ns := newJobSet(t, "up", 2, false)
 	r := t.Try("", nil, "patch", "-n", ns, "jobset", "up", "--type=json", "-p", replicasPatch(3))
 	if !r.OK {
 		t.Fatalf("patch refused: %s", r.Err)
@@ -169,8 +206,8 @@ func (t *T) settle(ns, jobset string) []string {
 	return prev
 }
 
-func (s *Suite) scaleDownApply(t *T) {
-	ns := s.newJobSet(t, "down", 3, false)
+func scaleDownApply(t *T) {
+	ns := newJobSet(t, "down", 3, false)
 	r := t.Try(applied("down", 1, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
 	if !r.OK {
 		t.Fatalf("apply refused: %s", r.Err)
@@ -187,8 +224,8 @@ func (s *Suite) scaleDownApply(t *T) {
 	}
 }
 
-func (s *Suite) scaleApplyThenPatch(t *T) {
-	ns := s.newJobSet(t, "both", 1, false)
+func scaleApplyThenPatch(t *T) {
+	ns := newJobSet(t, "both", 1, false)
 	r := t.Try(applied("both", 3, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
 	if !r.OK {
 		t.Fatalf("apply refused: %s", r.Err)
@@ -205,10 +242,9 @@ func (s *Suite) scaleApplyThenPatch(t *T) {
 	contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled down from 3 to 2: Job both-workers-2 keeps running`)
 }
 
-// templateJSON is jobsetYAML's Job template as JSON, for a merge patch (which replaces lists).
+// templateJSON is applied's Job template as JSON, for a merge patch (which replaces lists).
 func templateJSON(image string) string {
-	return `{"spec":{"parallelism":1,"completions":1,"backoffLimit":0,"completionMode":"Indexed","template":{"spec":{` +
-		`"restartPolicy":"Never","containers":[{"name":"main","image":"` + image + `","command":["sleep","600"]}]}}}}`
+	return mustJSON(workers(0).image(image).job("completionMode", "Indexed").object()["template"])
 }
 
 // scaleApplyDefaultsLeftOut: the manifest as most users write it (no completionMode). kubectl's
@@ -216,12 +252,12 @@ func templateJSON(image string) string {
 // only (replicas, groupName), and the CREATE-time default completionMode: Indexed is gone from the
 // patched object; our mutating webhook gives it back on UPDATE (docs/install.md, "What the
 // mutating webhook does on UPDATE"), so the scale is allowed and nothing else changes.
-func (s *Suite) scaleApplyDefaultsLeftOut(t *T) {
+func scaleApplyDefaultsLeftOut(t *T) {
 	ns := t.Namespace("scale")
-	if r := t.Try(jobsetYAML("plain", 1, "busybox:1.36", false), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+	if r := t.Try(plainYAML("plain", 1, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
-	r := t.Try(jobsetYAML("plain", 2, "busybox:1.36", false), nil, "apply", "-n", ns, "-f", "-")
+	r := t.Try(plainYAML("plain", 2, "busybox:1.36"), nil, "apply", "-n", ns, "-f", "-")
 	if !r.OK {
 		t.Fatalf("apply of replicas 2 refused: %s", r.Err)
 	}
@@ -231,9 +267,9 @@ func (s *Suite) scaleApplyDefaultsLeftOut(t *T) {
 		t.Errorf("completionMode after the apply: %q, want Indexed", mode)
 	}
 	t.WaitJobs(ns, "plain", jobNames("plain", 2), 60*time.Second)
-	code, out := s.checkPredicts(t, jobsetYAML("plain", 1, "busybox:1.36", false),
-		jobsetYAML("plain", 2, "busybox:1.36", false))
-	t.Note("check: exit %d: %s", code, out)
+	code, out := checkPredicts(t, plainYAML("plain", 1, "busybox:1.36"),
+		plainYAML("plain", 2, "busybox:1.36"))
+	t.Logf("check: exit %d: %s", code, out)
 	if code != 0 {
 		t.Errorf("check exits %d; the cluster allows", code)
 	}
@@ -244,10 +280,10 @@ func (s *Suite) scaleApplyDefaultsLeftOut(t *T) {
 // apply of the same manifest (kubernetes-sigs/jobset issue 926). Ours gives back on UPDATE only
 // what the stored object holds: the same manifest applied again changes nothing, and a scale
 // through server-side apply is allowed.
-func (s *Suite) serverSideApplyStable(t *T) {
+func serverSideApplyStable(t *T) {
 	ns := t.Namespace("ssa")
 	apply := func(replicas int) Result {
-		return t.Try(jobsetYAML("ssa", replicas, "busybox:1.36", false), nil,
+		return t.Try(plainYAML("ssa", replicas, "busybox:1.36"), nil,
 			"apply", "--server-side", "-n", ns, "-f", "-")
 	}
 	generation := func() string {
@@ -270,48 +306,37 @@ func (s *Suite) serverSideApplyStable(t *T) {
 		t.Fatalf("server-side apply of replicas 2 refused: %s", r.Err)
 	}
 	contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled up from 1 to 2`)
-	t.Note("generation %s after create and two identical applies, %s after the scale", first, generation())
+	t.Logf("generation %s after create and two identical applies, %s after the scale", first, generation())
 	t.WaitJobs(ns, "ssa", jobNames("ssa", 2), 60*time.Second)
 }
 
-func (s *Suite) refuseImage(t *T) {
-	ns := s.newJobSet(t, "img", 1, false)
+func refuseImage(t *T) {
+	ns := newJobSet(t, "img", 1, false)
 	r := t.Try("", nil, "patch", "-n", ns, "jobset", "img", "--type=json", "-p",
 		`[{"op":"replace","path":"/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image","value":"busybox:1.37"}]`)
 	if r.OK {
 		t.Fatalf("image change allowed:\n%s", r.Out)
 	}
-	t.Note("kubectl printed: %s", strings.TrimSpace(r.Err))
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
 	// kubectl prints an Invalid status from its causes, as for the API server's own validation:
 	// the webhook's name ("admission webhook ... denied the request") is in the message only.
 	contains(t, "kubectl's error", r.Err, `The JobSet "img" is invalid: `+imagePath+`: Invalid value: "busybox:1.37": field is immutable`)
 }
 
-func (s *Suite) refuseRename(t *T) {
-	ns := s.newJobSet(t, "ren", 1, false)
+func refuseRename(t *T) {
+	ns := newJobSet(t, "ren", 1, false)
 	r := t.Try("", nil, "patch", "-n", ns, "jobset", "ren", "--type=json", "-p",
 		`[{"op":"replace","path":"/spec/replicatedJobs/0/name","value":"trainers"}]`)
 	if r.OK {
 		t.Fatalf("rename allowed:\n%s", r.Out)
 	}
-	t.Note("kubectl printed: %s", strings.TrimSpace(r.Err))
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
 	contains(t, "kubectl's error", r.Err, `The JobSet "ren" is invalid: spec.replicatedJobs: Forbidden: field is immutable: added "trainers"; removed "workers"`)
 }
 
-func (s *Suite) refuseReorder(t *T) {
+func refuseReorder(t *T) {
 	ns := t.Namespace("reorder")
-	two := jobsetYAML("ord", 1, "busybox:1.36", false) + `  - name: ps
-    replicas: 1
-    template:
-      spec:
-        template:
-          spec:
-            restartPolicy: Never
-            containers:
-            - name: main
-              image: busybox:1.36
-              command: ["sleep", "600"]
-`
+	two := plain("ord", 1, "busybox:1.36").replicatedJob(replicatedJob("ps", 1)).yaml()
 	if r := t.Try(two, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
@@ -323,12 +348,12 @@ func (s *Suite) refuseReorder(t *T) {
 	if r.OK {
 		t.Fatalf("reorder allowed:\n%s", r.Out)
 	}
-	t.Note("kubectl printed: %s", strings.TrimSpace(r.Err))
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
 	contains(t, "kubectl's error", r.Err, `The JobSet "ord" is invalid: spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered: [0] was "workers", now "ps"`)
 }
 
-func (s *Suite) dryRun(t *T) {
-	ns := s.newJobSet(t, "dry", 1, false)
+func dryRun(t *T) {
+	ns := newJobSet(t, "dry", 1, false)
 	r := t.Try(applied("dry", 4, "busybox:1.36"), nil, "apply", "--dry-run=server", "-n", ns, "-f", "-")
 	if !r.OK {
 		t.Fatalf("dry-run scale refused: %s", r.Err)
@@ -345,8 +370,8 @@ func (s *Suite) dryRun(t *T) {
 	contains(t, "kubectl's error", r.Err, imagePath)
 }
 
-func (s *Suite) edit(t *T) {
-	ns := s.newJobSet(t, "ed", 2, false)
+func edit(t *T) {
+	ns := newJobSet(t, "ed", 2, false)
 	// kubectl edit writes the object as YAML to a file and runs KUBE_EDITOR on it.
 	script := filepath.Join(t.c.Work, "edit-replicas.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\nexec sed -i 's/^    replicas: 2$/    replicas: 3/' \"$1\"\n"), 0o755)
@@ -359,9 +384,9 @@ func (s *Suite) edit(t *T) {
 	t.WaitJobs(ns, "ed", jobNames("ed", 3), 60*time.Second)
 }
 
-func (s *Suite) kueue(t *T) {
+func kueue(t *T) {
 	ns := t.Namespace("kueue")
-	if r := t.Try(jobsetYAML("kq", 2, "busybox:1.36", true), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+	if r := t.Try(jobSet("kq").suspend(true).replicatedJob(workers(2)).yaml(), nil, "apply", "-n", ns, "-f", "-"); !r.OK {
 		t.Fatalf("create: %s", r.Err)
 	}
 	// What Kueue's jobframework does when it admits a suspended JobSet: the pod templates get the
@@ -390,12 +415,12 @@ func (s *Suite) kueue(t *T) {
 
 // checkPredicts runs `build/jobset-webhook check --old OLD --new NEW [flags]` and returns its exit
 // code and output; skips the case when the binary is missing.
-func (s *Suite) checkPredicts(t *T, old, new string, flags ...string) (int, string) {
-	exe := filepath.Join(s.c.Root, "build", "jobset-webhook")
+func checkPredicts(t *T, old, new string, flags ...string) (int, string) {
+	exe := filepath.Join(t.c.Root, "build", "jobset-webhook")
 	if !fileExists(exe) {
 		t.Skip("build/jobset-webhook is missing")
 	}
-	dir := filepath.Join(s.c.Work, "check-"+strings.ReplaceAll(t.name[:12], " ", "-"))
+	dir := filepath.Join(t.c.Work, "check-"+strings.ReplaceAll(t.Name(), "/", "-"))
 	os.MkdirAll(dir, 0o755)
 	oldF, newF := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
 	os.WriteFile(oldF, []byte(old), 0o644)
@@ -410,39 +435,39 @@ func (s *Suite) checkPredicts(t *T, old, new string, flags ...string) (int, stri
 	return code, strings.TrimSpace(string(out))
 }
 
-// withUnknownField adds `foo: bar` to the container of jobsetYAML's output, and changes the
-// image too when image is set.
-func withUnknownField(y string) string {
-	return strings.Replace(y, "              command:", "              foo: bar\n              command:", 1)
+// withUnknownField is applied's manifest with `foo: bar` in its container.
+func withUnknownField(name string, replicas int) string {
+	return jobSet(name).suspend(false).replicatedJob(workers(replicas).job("completionMode", "Indexed").
+		container("foo", "bar")).yaml()
 }
 
-func (s *Suite) strictUnknownField(t *T) {
-	ns := s.newJobSet(t, "strict", 1, false)
+func strictUnknownField(t *T) {
+	ns := newJobSet(t, "strict", 1, false)
 	old := applied("strict", 1, "busybox:1.36")
-	new := withUnknownField(applied("strict", 2, "busybox:1.36"))
+	new := withUnknownField("strict", 2)
 	r := t.Try(new, nil, "apply", "-n", ns, "-f", "-")
 	if r.OK {
 		t.Errorf("apply with an unknown field succeeded:\n%s", r.Out)
 	}
-	t.Note("cluster: kubectl apply: %s", strings.TrimSpace(r.Err))
+	t.Logf("cluster: kubectl apply: %s", strings.TrimSpace(r.Err))
 	contains(t, "kubectl's error", r.Err, `unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"`)
 	// apiserver pkg/endpoints/handlers/patch.go: the patched object as the value of field "patch".
 	contains(t, "kubectl's error", r.Err, `The request is invalid: patch: Invalid value: "{`)
-	if len(t.errors) > 0 {
+	if t.Failed() {
 		return
 	}
-	code, out := s.checkPredicts(t, old, new)
-	t.Note("check: exit %d: %s", code, out)
+	code, out := checkPredicts(t, old, new)
+	t.Logf("check: exit %d: %s", code, out)
 	if code != 1 {
 		t.Errorf("check exits %d; the cluster refuses (strict field validation)", code)
 	}
 	contains(t, "check's output", out, `patch: Invalid value: "{...}": strict decoding error: unknown field "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"`)
 }
 
-func (s *Suite) prunedUnknownField(t *T) {
-	ns := s.newJobSet(t, "prune", 1, false)
+func prunedUnknownField(t *T) {
+	ns := newJobSet(t, "prune", 1, false)
 	old := applied("prune", 1, "busybox:1.36")
-	new := withUnknownField(applied("prune", 2, "busybox:1.36"))
+	new := withUnknownField("prune", 2)
 	r := t.Try(new, nil, "apply", "--validate=false", "-n", ns, "-f", "-")
 	if !r.OK {
 		t.Fatalf("apply --validate=false refused: %s", r.Err)
@@ -456,12 +481,12 @@ func (s *Suite) prunedUnknownField(t *T) {
 	if got := at(js, "spec", "replicatedJobs", 0, "replicas"); got != float64(2) {
 		t.Errorf("replicas %v, want 2", got)
 	}
-	if len(t.errors) > 0 {
+	if t.Failed() {
 		return
 	}
 	// kubectl's --validate=false is field validation Ignore, check's --field-validation=Ignore.
-	code, out := s.checkPredicts(t, old, new, "--field-validation=Ignore")
-	t.Note("check --field-validation=Ignore: exit %d: %s", code, out)
+	code, out := checkPredicts(t, old, new, "--field-validation=Ignore")
+	t.Logf("check --field-validation=Ignore: exit %d: %s", code, out)
 	if code != 0 {
 		t.Errorf("check exits %d; the cluster allows (pruned)", code)
 	}
