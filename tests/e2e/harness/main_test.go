@@ -105,6 +105,7 @@ func withCluster(m *testing.M) int {
 		logf("cluster start failed: %v", err)
 		c.Down()
 		c.TailLogs()
+		logf("cluster start failed (the logs' last lines above): %v", err)
 		return 1
 	}
 	logf("control plane, JobSet controller and jobset-webhook up in %.1fs", time.Since(start).Seconds())
