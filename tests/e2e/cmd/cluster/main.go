@@ -11,6 +11,7 @@ import (
 	_ "embed"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -98,17 +99,19 @@ func main() {
 
 // printWalkthrough fills walkthrough.txt in with this run's paths and port.
 func printWalkthrough(c *harness.Cluster) {
-	t := template.Must(template.New("walkthrough").Parse(walkthrough))
-	err := t.Execute(os.Stdout, map[string]any{
-		"Root":       c.Root,
-		"Kubeconfig": c.Kubeconfig,
-		"Kubectl":    c.KubectlPath,
-		"Logs":       c.LogDir(),
-		"Metrics":    c.ControllerMetrics,
-	})
-	if err != nil {
+	if err := writeWalkthrough(os.Stdout, c.Root, c.Kubeconfig, c.KubectlPath, c.LogDir(), c.ControllerMetrics); err != nil {
 		fatalf("walkthrough: %v", err)
 	}
+}
+
+func writeWalkthrough(w io.Writer, root, kubeconfig, kubectl, logs string, metrics int) error {
+	t, err := template.New("walkthrough").Option("missingkey=error").Parse(walkthrough)
+	if err != nil {
+		return err
+	}
+	return t.Execute(w, map[string]any{
+		"Root": root, "Kubeconfig": kubeconfig, "Kubectl": kubectl, "Logs": logs, "Metrics": metrics,
+	})
 }
 
 func fatalf(format string, args ...any) {
