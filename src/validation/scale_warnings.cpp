@@ -24,10 +24,7 @@ std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t
 
 std::string warning_for(std::string_view jobset, const ReplicasChange& c,
                         bool scale_down_controller, std::string_view managed_by) {
-  const std::string head = scale_warning_prefix(c.replicated_job) +
-                           (c.new_replicas < c.old_replicas ? "down from " : "up from ") +
-                           std::to_string(c.old_replicas) + " to " +
-                           std::to_string(c.new_replicas) + ": ";
+  const std::string head = scale_warning_head(c);
   if (!managed_by.empty()) {
     const std::string manager = field::go_quote(managed_by);
     if (c.new_replicas < c.old_replicas) {
@@ -65,6 +62,12 @@ std::string scale_warning_prefix(std::string_view replicated_job) {
   return "replicatedJob \"" + std::string(replicated_job) + "\" scaled ";
 }
 
+std::string scale_warning_head(const ReplicasChange& c) {
+  return scale_warning_prefix(c.replicated_job) +
+         (c.new_replicas < c.old_replicas ? "down from " : "up from ") +
+         std::to_string(c.old_replicas) + " to " + std::to_string(c.new_replicas) + ": ";
+}
+
 std::string child_job_name(std::string_view jobset, std::string_view replicated_job,
                            std::int64_t index) {
   std::string name(jobset);
@@ -77,18 +80,31 @@ std::string child_job_name(std::string_view jobset, std::string_view replicated_
 
 std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
-                                        bool scale_down_controller, std::string_view managed_by) {
+                                        bool scale_down_controller, std::string_view managed_by,
+                                        const std::vector<std::string>& hazards) {
   std::vector<std::string> out;
   std::size_t total = 0;
+  // Keeps room for the closing summary line.
+  const auto fits = [&](const std::string& w) {
+    return total + w.size() <= kMaxWarningsBytes - 64;
+  };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     std::string w = warning_for(jobset, changes[i], scale_down_controller, managed_by);
-    // Keep room for the closing summary line.
-    if (total + w.size() > kMaxWarningsBytes - 64) {
+    if (!fits(w)) {
       out.push_back("and " + std::to_string(changes.size() - i) + " more replicatedJobs rescaled");
-      break;
+      return out;
     }
     total += w.size();
     out.push_back(std::move(w));
+  }
+  for (std::size_t i = 0; i < hazards.size(); ++i) {
+    if (!fits(hazards[i])) {
+      out.push_back("and " + std::to_string(hazards.size() - i) +
+                    " more warnings about what the scale changes");
+      return out;
+    }
+    total += hazards[i].size();
+    out.push_back(hazards[i]);
   }
   return out;
 }

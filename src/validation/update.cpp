@@ -6,6 +6,7 @@
 
 #include "field_kinds.h"
 #include "quantity.h"
+#include "scale_hazards.h"
 #include "scale_safety.h"
 #include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/validation/scale_warnings.h"
@@ -402,11 +403,13 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
   if (findings.errors.empty()) {
     // Upstream's controller leaves a JobSet that names another manager to it
     // (managedByExternalController), and so does the scale-down controller.
-    const auto managed_by = string_or_empty(new_managed);
+    auto managed_by = string_or_empty(new_managed);
+    if (managed_by == kJobSetControllerName) managed_by = {};
     findings.warnings =
         scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
-                       ctx.policy.elastic.scale_down == Policy::ScaleDown::kController,
-                       managed_by == kJobSetControllerName ? std::string_view() : managed_by);
+                       ctx.policy.elastic.scale_down == Policy::ScaleDown::kController, managed_by,
+                       managed_by.empty() ? scale_hazards(old_js, new_js, ctx.scaled)
+                                          : std::vector<std::string>());
   }
   return findings;
 }

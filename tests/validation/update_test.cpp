@@ -259,6 +259,19 @@ TEST_CASE("CEL-immutable spec fields report leaves with the CRD's message",
   }
 }
 
+namespace {
+
+// What scale_hazards says when rjob-0 goes from 1 to 0 before rjob-1 (scale_hazards_test.cpp).
+std::string shift_down_warning(const std::string& global_replicas) {
+  return "replicatedJob \"rjob-0\" scaled down from 1 to 0: upstream's JobSet controller labels a "
+         "Job once, when it creates it, with an index counted from the replicas before it: the "
+         "Jobs of the replicatedJobs after it keep the jobset.sigs.k8s.io/job-global-index they "
+         "have (Job js-rjob-1-0: 1, by the new counts 0) and jobset.sigs.k8s.io/global-replicas " +
+         global_replicas + " until the JobSet restarts";
+}
+
+}  // namespace
+
 TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]") {
   const Parsed old_js(two_jobs());
   const Parsed down(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0),
@@ -271,6 +284,7 @@ TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]"
                                  "delete it to release its resources",
                                  "replicatedJob \"rjob-1\" scaled up from 1 to 5: the JobSet "
                                  "controller will create Jobs js-rjob-1-1 ... js-rjob-1-4 (4 Jobs)",
+                                 shift_down_warning("2 (now 5)"),
                              });
 }
 
@@ -289,6 +303,7 @@ TEST_CASE("With the scale-down controller installed, a scale-down warns that it 
             "delete Job js-rjob-0-0",
             "replicatedJob \"rjob-1\" scaled down from 4 to 2: the scale-down controller will "
             "delete Jobs js-rjob-1-2, js-rjob-1-3, highest index first",
+            shift_down_warning("5 (now 2)"),
         });
 }
 
@@ -547,8 +562,14 @@ TEST_CASE("Replicas, quantities and integers read as the API server stores them"
   }
   const Parsed old_js(two_jobs()), new_js(with(two_jobs(), rj0 + "/replicas", 3.0));
   CHECK(v::validate_update(old_js, new_js, Policy{}).warnings ==
-        std::vector<std::string>{"replicatedJob \"rjob-0\" scaled up from 1 to 3: the JobSet "
-                                 "controller will create Jobs js-rjob-0-1, js-rjob-0-2"});
+        std::vector<std::string>{
+            "replicatedJob \"rjob-0\" scaled up from 1 to 3: the JobSet controller will create "
+            "Jobs js-rjob-0-1, js-rjob-0-2",
+            "replicatedJob \"rjob-0\" scaled up from 1 to 3: upstream's JobSet controller labels "
+            "a Job once, when it creates it, with an index counted from the replicas before it: "
+            "Job js-rjob-0-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job js-rjob-1-0 "
+            "already has; the Jobs that exist keep jobset.sigs.k8s.io/global-replicas 2 (now 4) "
+            "until the JobSet restarts"});
 }
 
 // Issue 18 (fuzz_update, corpus b6bd23cc2b04290a): two keys of invalid UTF-8 in spec.managedBy

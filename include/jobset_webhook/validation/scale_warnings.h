@@ -33,6 +33,8 @@ std::string child_job_name(std::string_view jobset, std::string_view replicated_
 // What each warning about one ReplicatedJob starts with: `replicatedJob "workers" scaled `, so
 // that a report can tell which ReplicatedJob a warning is about (and point at its replicas).
 std::string scale_warning_prefix(std::string_view replicated_job);
+// The prefix and the change: `replicatedJob "workers" scaled down from 4 to 2: `.
+std::string scale_warning_head(const ReplicasChange& c);
 
 // One warning per change, e.g.
 //   replicatedJob "workers" scaled down from 4 to 2: Jobs js-workers-2, js-workers-3 keep running
@@ -46,11 +48,13 @@ std::string scale_warning_prefix(std::string_view replicated_job);
 //   replicatedJob "workers" scaled up from 2 to 4: "kueue.x-k8s.io/multikueue" manages this JobSet
 //   (spec.managedBy): the JobSet controller creates no Job; Jobs js-workers-2, js-workers-3 are
 //   for it to create
-// Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"); the total
-// stays under kMaxWarningsBytes, ending in a count of the changes left out.
+// Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"). The
+// `hazards` (what else the scale changes, see src/validation/scale_hazards.h) follow. The total
+// stays under kMaxWarningsBytes, ending in a count of the warnings left out.
 std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
                                         bool scale_down_controller = false,
-                                        std::string_view managed_by = {});
+                                        std::string_view managed_by = {},
+                                        const std::vector<std::string>& hazards = {});
 
 }  // namespace jobset_webhook::validation

@@ -1,0 +1,225 @@
+#include "scale_hazards.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+
+#include "jobset_webhook/validation/read.h"
+
+namespace jobset_webhook::validation {
+namespace {
+
+constexpr std::string_view kGlobalIndexLabel = "jobset.sigs.k8s.io/job-global-index";
+constexpr std::string_view kGlobalReplicasLabel = "jobset.sigs.k8s.io/global-replicas";
+constexpr std::string_view kKueueQueueLabel = "kueue.x-k8s.io/queue-name";
+
+// A replicatedJob's replicas before and after the UPDATE (upstream's default is 1).
+struct Counts {
+  std::string_view name;
+  std::int64_t old_replicas = 1;
+  std::int64_t new_replicas = 1;
+};
+
+// The Jobs of one replicatedJob as the old object's status.replicatedJobsStatus[] counts them.
+struct JobCounts {
+  std::int64_t ready = 0, failed = 0, succeeded = 0;
+  std::int64_t started() const { return ready + failed + succeeded; }  // allReplicasStarted's sum
+};
+
+struct View {
+  std::string jobset;
+  MaybeJson spec;
+  std::vector<Counts> rjobs;  // in the order of spec.replicatedJobs
+  MaybeJson statuses;         // the old object's status.replicatedJobsStatus
+
+  std::int64_t old_sum(std::size_t from, std::size_t to) const {
+    std::int64_t n = 0;
+    for (std::size_t i = from; i < to && i < rjobs.size(); ++i) n += rjobs[i].old_replicas;
+    return n;
+  }
+  std::int64_t new_sum(std::size_t from, std::size_t to) const {
+    std::int64_t n = 0;
+    for (std::size_t i = from; i < to && i < rjobs.size(); ++i) n += rjobs[i].new_replicas;
+    return n;
+  }
+  std::optional<JobCounts> counts_of(std::string_view rjob) const {
+    for (const JsonView s : items_of(statuses)) {
+      if (string_or_empty(member(s, "name")) != rjob) continue;
+      const auto n = [&](std::string_view key) { return integer_of(member(s, key)).value_or(0); };
+      return JobCounts{n("ready"), n("failed"), n("succeeded")};
+    }
+    return std::nullopt;
+  }
+};
+
+View view_of(JsonView old_js, JsonView new_js) {
+  View v{std::string(string_or_empty(at(new_js, {"metadata", "name"}))),
+         member(new_js, "spec"),
+         {},
+         at(old_js, {"status", "replicatedJobsStatus"})};
+  const auto old_rjobs = items_of(at(old_js, {"spec", "replicatedJobs"}));
+  const auto new_rjobs = items_of(member(v.spec, "replicatedJobs"));
+  for (std::size_t i = 0; i < new_rjobs.size(); ++i) {
+    Counts c{string_or_empty(member(new_rjobs[i], "name"))};
+    c.new_replicas = integer_of(member(new_rjobs[i], "replicas")).value_or(1);
+    c.old_replicas = i < old_rjobs.size() ? integer_of(member(old_rjobs[i], "replicas")).value_or(1)
+                                          : c.new_replicas;
+    v.rjobs.push_back(c);
+  }
+  return v;
+}
+
+// Upstream's globalJobIndex: a Job's index plus the replicas of the replicatedJobs before it,
+// written into its labels once, by labelAndAnnotateObject when the Job is created; and
+// globalReplicas, the sum of all replicas, written the same way. Jobs that exist keep the values
+// the old counts gave them; a Job created after the scale is numbered by the new ones.
+void index_shift(const View& v, const ReplicasChange& c, std::vector<std::string>& out) {
+  const std::size_t k = c.index;
+  const std::int64_t later = v.old_sum(k + 1, v.rjobs.size());
+  if (later == 0) return;
+  const std::int64_t first_later = v.old_sum(0, k + 1);  // the stored index of the first one
+  const std::int64_t before_new = v.new_sum(0, k);
+  const auto job_with_stored_index = [&](std::int64_t g) {
+    std::size_t m = k + 1;
+    while (m + 1 < v.rjobs.size() && v.old_sum(0, m + 1) <= g) ++m;
+    return child_job_name(v.jobset, v.rjobs[m].name, g - v.old_sum(0, m));
+  };
+  const std::string totals = std::string(kGlobalReplicasLabel) + " " +
+                             std::to_string(v.old_sum(0, v.rjobs.size())) + " (now " +
+                             std::to_string(v.new_sum(0, v.rjobs.size())) + ")";
+  const std::string head = scale_warning_head(c) +
+                           "upstream's JobSet controller labels a Job once, when it creates it, "
+                           "with an index counted from the replicas before it: ";
+  if (c.new_replicas > c.old_replicas) {
+    const std::int64_t i = std::max(c.old_replicas, first_later - before_new);
+    if (i < c.new_replicas && before_new + i < first_later + later) {
+      const std::int64_t g = before_new + i;
+      out.push_back(head + "Job " + child_job_name(v.jobset, c.replicated_job, i) + " gets " +
+                    std::string(kGlobalIndexLabel) + " " + std::to_string(g) + ", which Job " +
+                    job_with_stored_index(g) + " already has; the Jobs that exist keep " + totals +
+                    " until the JobSet restarts");
+      return;
+    }
+  }
+  out.push_back(head + "the Jobs of the replicatedJobs after it keep the " +
+                std::string(kGlobalIndexLabel) + " they have (Job " +
+                job_with_stored_index(first_later) + ": " + std::to_string(first_later) +
+                ", by the new counts " + std::to_string(v.new_sum(0, k + 1)) + ") and " + totals +
+                " until the JobSet restarts");
+}
+
+// Upstream's executeSuccessPolicy: once any Job succeeded, the JobSet completes when the Jobs of
+// the policy's targets that succeeded number at least numJobsExpectedToSucceed, which for
+// operator All is the sum of the targets' replicas: the new ones, after the scale.
+void success_policy(const View& v, const std::vector<ReplicasChange>& scaled,
+                    std::vector<std::string>& out) {
+  const MaybeJson policy = member(v.spec, "successPolicy");
+  const std::string_view op = string_or_empty(member(policy, "operator"));
+  if (!op.empty() && op != "All") return;
+  const auto targets = items_of(member(policy, "targetReplicatedJobs"));
+  const auto is_target = [&](std::string_view name) {
+    return targets.empty() || std::any_of(targets.begin(), targets.end(),
+                                          [&](JsonView t) { return string_or_empty(t) == name; });
+  };
+  const auto change = std::find_if(scaled.begin(), scaled.end(), [&](const ReplicasChange& c) {
+    return is_target(c.replicated_job);
+  });
+  if (change == scaled.end()) return;
+  std::int64_t expected = 0, succeeded = 0, succeeded_any = 0;
+  for (const Counts& r : v.rjobs) {
+    const auto counts = v.counts_of(r.name).value_or(JobCounts{});
+    succeeded_any += counts.succeeded;
+    if (!is_target(r.name)) continue;
+    expected += r.new_replicas;
+    succeeded += counts.succeeded;
+  }
+  const std::string whose = targets.empty() ? "the JobSet" : "its targetReplicatedJobs";
+  if (expected == 0) {
+    out.push_back(scale_warning_head(*change) + "successPolicy All now waits for 0 Jobs of " +
+                  whose +
+                  ": the first Job of any replicatedJob that succeeds completes the JobSet "
+                  "(upstream's executeSuccessPolicy)");
+  } else if (succeeded_any > 0 && succeeded >= expected) {
+    out.push_back(scale_warning_head(*change) +
+                  "the JobSet controller will mark the JobSet Completed on its next reconcile: "
+                  "status.replicatedJobsStatus counts " +
+                  std::to_string(succeeded) + " succeeded Jobs of " + whose +
+                  ", and successPolicy All now waits for " + std::to_string(expected));
+  }
+}
+
+// Upstream's dependencyReachedStatus: a replicatedJob whose dependsOn names the scaled one gets
+// its missing Jobs only while the dependency's counts equal its replicas exactly; a scale-down
+// leaves them above it until the Jobs over the new count are gone.
+void depends_on(const View& v, const ReplicasChange& c, std::vector<std::string>& out) {
+  const auto counts = v.counts_of(c.replicated_job);
+  if (!counts) return;
+  for (const JsonView rjob : items_of(member(v.spec, "replicatedJobs"))) {
+    for (const JsonView dep : items_of(member(rjob, "dependsOn"))) {
+      if (string_or_empty(member(dep, "name")) != c.replicated_job) continue;
+      const bool complete = string_or_empty(member(dep, "status")) == "Complete";
+      const std::int64_t count = complete ? counts->succeeded : counts->started();
+      if (count <= c.new_replicas) continue;
+      out.push_back(scale_warning_head(c) + "replicatedJob \"" +
+                    std::string(string_or_empty(member(rjob, "name"))) +
+                    "\" depends on it (dependsOn " + (complete ? "Complete" : "Ready") +
+                    "): the JobSet controller creates its missing Jobs only while the " +
+                    (complete ? "succeeded Jobs" : "ready, failed and succeeded Jobs") +
+                    " of this one number exactly " + std::to_string(c.new_replicas) +
+                    ", and status.replicatedJobsStatus counts " + std::to_string(count) +
+                    ": it waits until the Jobs above the new count are gone");
+    }
+  }
+}
+
+// Upstream's allReplicasStarted, under startupPolicy InOrder: each reconcile walks the
+// replicatedJobs in order and stops at the first whose ready, failed and succeeded Jobs do not
+// add up to exactly its replicas, setting StartupPolicyInProgress again; the replicatedJobs
+// after it get no missing Job until they do.
+void in_order_startup(const View& v, const ReplicasChange& c, std::vector<std::string>& out) {
+  if (string_or_empty(at(v.spec, {"startupPolicy", "startupPolicyOrder"})) != "InOrder") return;
+  if (v.new_sum(c.index + 1, v.rjobs.size()) == 0) return;
+  const auto counts = v.counts_of(c.replicated_job);
+  if (counts && counts->started() == c.new_replicas) return;
+  out.push_back(
+      scale_warning_head(c) +
+      "startupPolicy InOrder: the JobSet controller sets StartupPolicyInProgress "
+      "again and creates no missing Job of the replicatedJobs after this one until "
+      "its ready, failed and succeeded Jobs number exactly " +
+      std::to_string(c.new_replicas) +
+      (counts ? " (status.replicatedJobsStatus counts " + std::to_string(counts->started()) + ")"
+              : std::string()));
+}
+
+// Kueue admits a JobSet with the counts of its Workload; a running JobSet whose replicas differ
+// matches no Workload, and Kueue's reconciler suspends it and queues it again
+// (kueue pkg/controller/jobframework/reconciler.go: "job with no matching workload, suspending").
+void kueue(JsonView new_js, const View& v, const ReplicasChange& first,
+           std::vector<std::string>& out) {
+  const auto queue = string_of(at(new_js, {"metadata", "labels", kKueueQueueLabel}));
+  if (!queue || bool_of(member(v.spec, "suspend")).value_or(false)) return;
+  out.push_back(scale_warning_head(first) + "Kueue manages this JobSet (label " +
+                std::string(kKueueQueueLabel) + "=" + std::string(*queue) +
+                "): a running JobSet whose replicas change matches no Workload, so Kueue "
+                "suspends it and queues it again, stopping every Job, rather than resizing it");
+}
+
+}  // namespace
+
+std::vector<std::string> scale_hazards(JsonView old_js, JsonView new_js,
+                                       const std::vector<ReplicasChange>& scaled) {
+  std::vector<std::string> out;
+  if (scaled.empty()) return out;
+  const View v = view_of(old_js, new_js);
+  for (const ReplicasChange& c : scaled) {
+    if (c.index >= v.rjobs.size()) continue;
+    index_shift(v, c, out);
+    depends_on(v, c, out);
+    in_order_startup(v, c, out);
+  }
+  success_policy(v, scaled, out);
+  kueue(new_js, v, scaled.front(), out);
+  return out;
+}
+
+}  // namespace jobset_webhook::validation
