@@ -4,8 +4,8 @@
 //   nlohmann_parse  nlohmann::json::parse of the same bytes: what a typical C++ webhook pays
 //   handle_review   the whole decision, request bytes to response bytes
 // Each reports bytes of request per second; scripts/bench-ratios turns the JSON output into the
-// ratios that issue 8 sets targets for.
-// Besides the generated bodies, the diff's adversarial cases (issue 15), built here: an unnamed
+// ratios docs/benchmarks.md sets targets for.
+// Besides the generated bodies, the diff's adversarial cases, built here: an unnamed
 // list of 1,000 long entries that differ only at their ends (nodeSelectorTerms) becomes 999
 // entries (terms-shrink), against the same bytes changed in place (terms-same-length, the
 // baseline); 1,000 identical entries becoming 999 (identical-shrink, every lookup a full
