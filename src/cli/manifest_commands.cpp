@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <utility>
 
 #include "check.h"
 #include "cluster_defaults.h"
@@ -91,6 +92,27 @@ std::optional<Failure> missing_on_both_sides(const std::vector<std::string>& pat
   return std::nullopt;
 }
 
+// What check compares: the files of --old with those of --new, or the PATHs at --base REF with
+// the same PATHs in the working tree. Every other flag applies to both forms alike.
+Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
+  if (options.base.empty()) {
+    auto old_side = load_manifests(options.old_paths);
+    if (!old_side.ok()) return old_side.failure();
+    auto new_side = load_manifests(options.new_paths);
+    if (!new_side.ok()) return new_side.failure();
+    return std::pair{std::move(old_side).value(), std::move(new_side).value()};
+  }
+  const auto at_base = git_source(options.base);
+  if (!at_base.ok()) return at_base.failure();
+  if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
+    return *problem;
+  auto old_side = load_manifests(options.paths, *at_base.value());
+  if (!old_side.ok()) return old_side.failure();
+  auto new_side = load_manifests(options.paths, WorkingTree());
+  if (!new_side.ok()) return new_side.failure();
+  return std::pair{std::move(old_side).value(), std::move(new_side).value()};
+}
+
 }  // namespace
 
 int check(const CheckOptions& options) {
@@ -99,29 +121,15 @@ int check(const CheckOptions& options) {
     return unusable("check", *problem);
   const auto policy = policy_from(options.config);
   if (!policy.ok()) return unusable("check", policy.failure());
-  if (!options.base.empty()) {
-    const auto at_base = git_source(options.base);
-    if (!at_base.ok()) return unusable("check", at_base.failure());
-    if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
-      return unusable("check", *problem);
-    const auto old_side = load_manifests(options.paths, *at_base.value());
-    if (!old_side.ok()) return unusable("check", old_side.failure());
-    const auto new_side = load_manifests(options.paths, WorkingTree());
-    if (!new_side.ok()) return unusable("check", new_side.failure());
-    return emit(check_manifests(old_side.value(), new_side.value(), policy.value()), "check",
-                options.format);
-  }
-  const auto old_side = load_manifests(options.old_paths);
-  if (!old_side.ok()) return unusable("check", old_side.failure());
-  const auto new_side = load_manifests(options.new_paths);
-  if (!new_side.ok()) return unusable("check", new_side.failure());
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
     return unusable("check", Failure{400, "unknown field validation " + options.field_validation});
   }
-  return emit(
-      check_manifests(old_side.value(), new_side.value(), policy.value(), *field_validation),
-      "check", options.format);
+  const auto sides = sides_of(options);
+  if (!sides.ok()) return unusable("check", sides.failure());
+  const auto& [old_side, new_side] = sides.value();
+  return emit(check_manifests(old_side, new_side, policy.value(), *field_validation), "check",
+              options.format);
 }
 
 int validate(const ValidateOptions& options) {

@@ -346,6 +346,18 @@ TEST_CASE("check --base reads the paths at a git revision and compares the worki
           std::string::npos);
     CHECK(r.out.find("(1 updated, 1 created); 1 deleted") != std::string::npos);
   }
+  SECTION("every flag of check holds with --base too: --field-validation") {
+    // An unknown field: refused under kubectl's default (Strict), pruned under Ignore.
+    dir.write("repo/deploy/train.yaml",
+              jobset_yaml("train", "trainer:1", 2, "  unknownField: 1\n"));
+    const auto strict = run_in(repo, "check --base HEAD .");
+    CHECK(strict.exit_code == 1);
+    CHECK(strict.out.find("unknown field \"spec.unknownField\"") != std::string::npos);
+    const auto ignore = run_in(repo, "check --base HEAD . --field-validation Ignore");
+    INFO(ignore.out << ignore.err);
+    CHECK(ignore.exit_code == 0);
+    CHECK(run_in(repo, "check --base HEAD . --field-validation Sloppy").exit_code == 2);
+  }
   SECTION("nothing is checked out and no file is written") {
     ScratchDir tmp;
     dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 3));
