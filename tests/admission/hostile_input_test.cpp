@@ -14,10 +14,12 @@ namespace admission = jobset_webhook::admission;
 using jobset_webhook::Hook;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
-using jobset_webhook::testing::jobset;
+using jobset_webhook::testing::jobset_of;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::replace_once;
-using jobset_webhook::testing::replicated_job;
-using jobset_webhook::testing::update;
+using jobset_webhook::testing::small_jobset;
+using jobset_webhook::testing::update_text;
 
 namespace {
 
@@ -52,9 +54,8 @@ TEST_CASE("JSON nested 100,000 levels deep is refused without recursing", "[admi
       "request body is not valid JSON: The JSON document was too deep (too many nested objects and "
       "arrays)";
   CHECK(failure_of(deep) == want);
-  CHECK(
-      failure_of(replace_once(update(jobset({replicated_job("w")}), jobset({replicated_job("w")})),
-                              "\"main\"", deep)) == want);
+  CHECK(failure_of(replace_once(update_text(small_jobset(), small_jobset()), "\"main\"", deep)) ==
+        want);
   const std::string deep_objects = [] {
     std::string s;
     for (int i = 0; i < 100000; ++i) s += "{\"a\":";
@@ -70,12 +71,16 @@ TEST_CASE("A value nested 1,000 levels deep is compared, reported and freed",
     for (int i = 0; i < 1000; ++i) v = Json{{"a", std::move(v)}};
     return v;
   };
-  Json old_js = jobset({replicated_job("w")}), new_js = old_js;
-  old_js["spec"]["replicatedJobs"][0]["template"]["spec"]["x"] = nested(1);
-  new_js["spec"]["replicatedJobs"][0]["template"]["spec"]["x"] = nested(2);
-  const Json same = response_of(update(old_js, old_js));
+  const auto with_x = [](Json x) {
+    return MakeJobSet("js")
+        .Namespace("default")
+        .ReplicatedJob(MakeReplicatedJob("w").JobSpec("x", std::move(x)))
+        .Obj();
+  };
+  const Json old_js = with_x(nested(1)), new_js = with_x(nested(2));
+  const Json same = response_of(update_text(old_js, old_js));
   CHECK(same["allowed"] == true);
-  const Json changed = response_of(update(new_js, old_js));
+  const Json changed = response_of(update_text(old_js, new_js));
   CHECK(changed["allowed"] == false);
   REQUIRE(changed["status"]["details"]["causes"].size() == 1);
   std::string path = "spec.replicatedJobs[0].template.spec.x";
@@ -86,7 +91,7 @@ TEST_CASE("A value nested 1,000 levels deep is compared, reported and freed",
 }
 
 TEST_CASE("Invalid UTF-8 in any string is refused as not JSON", "[admission][hostile]") {
-  const std::string body = update(jobset({replicated_job("w")}), jobset({replicated_job("w")}));
+  const std::string body = update_text(small_jobset(), small_jobset());
   const std::vector<std::pair<std::string, std::string>> places = {
       {"uid", "\"u-1\""}, {"name", "\"js\""}, {"image", "\"bash:5.1\""}};
   const std::vector<std::pair<std::string, std::string>> bytes = {
@@ -114,13 +119,14 @@ TEST_CASE("Unusual but valid UTF-8 is echoed exactly and escaped as Go escapes i
           "[admission][hostile]") {
   const std::string uid =
       "u\xE2\x80\xA8<&>\xF0\x9F\x98\x80\x01";  // U+2028, HTML characters, an emoji, a control
-  Json old_js = jobset({replicated_job("w")});
-  old_js["metadata"]["name"] = "js\xE2\x80\xA9";
-  Json new_js = old_js;
-  new_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
-        ["image"] = "b\xE2\x80\xA8";
-  const auto raw =
-      admission::handle_review(update(new_js, old_js, uid), Policy{}, Hook::kValidating);
+  const auto named = [](const std::string& image) {
+    return MakeJobSet("js\xE2\x80\xA9")
+        .Namespace("default")
+        .ReplicatedJob(MakeReplicatedJob("w").Image(image))
+        .Obj();
+  };
+  const auto raw = admission::handle_review(
+      update_text(named("bash:5.1"), named("b\xE2\x80\xA8"), uid), Policy{}, Hook::kValidating);
   REQUIRE(raw.ok());
   CHECK(raw.value().find("\"uid\":\"u\\u2028\\u003c\\u0026\\u003e\xF0\x9F\x98\x80\\u0001\"") !=
         std::string::npos);
@@ -134,11 +140,10 @@ TEST_CASE("Unusual but valid UTF-8 is echoed exactly and escaped as Go escapes i
 }
 
 TEST_CASE("A request with a JSON key given twice is refused with 400", "[admission][hostile]") {
-  const std::string body = update(jobset({replicated_job("w")}), jobset({replicated_job("w")}));
-  Json wide_labels = Json::object();
-  for (int i = 0; i < 40; ++i) wide_labels["label-" + std::to_string(i)] = "v";
-  Json labelled = jobset({replicated_job("w")});
-  labelled["metadata"]["labels"] = wide_labels;
+  const std::string body = update_text(small_jobset(), small_jobset());
+  auto labelled_builder = MakeJobSet("js").Namespace("default");
+  for (int i = 0; i < 40; ++i) labelled_builder.Label("label-" + std::to_string(i), "v");
+  const Json labelled = labelled_builder.ReplicatedJob(MakeReplicatedJob("w")).Obj();
   struct Case {
     std::string name, body, key;
   };
@@ -152,7 +157,7 @@ TEST_CASE("A request with a JSON key given twice is refused with 400", "[admissi
        "image"},
       {"the uid", replace_once(body, "\"uid\":\"u-1\"", "\"uid\":\"u-1\",\"uid\":\"u-2\""), "uid"},
       {"a label of a map with 41 keys",
-       replace_once(update(labelled, labelled), "\"label-39\":\"v\"",
+       replace_once(update_text(labelled, labelled), "\"label-39\":\"v\"",
                     "\"label-39\":\"v\",\"label-7\":\"w\""),
        "label-7"},
   };
@@ -174,12 +179,15 @@ TEST_CASE("A request with a JSON key given twice is refused with 400", "[admissi
 
 TEST_CASE("A duplicate key in the JobSet's own managedFields is let through, anywhere else refused",
           "[admission][hostile]") {
-  Json with_fields = jobset({replicated_job("w")});
-  with_fields["metadata"]["managedFields"] = Json::parse(
+  const Json managed_fields = Json::parse(
       R"([{"fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:suspend":{}}},"manager":"kubectl"}])");
-  with_fields["spec"]["replicatedJobs"][0]["template"]["metadata"]["managedFields"] =
-      with_fields["metadata"]["managedFields"];
-  const std::string body = update(with_fields, with_fields);
+  const Json with_fields = MakeJobSet("js")
+                               .Namespace("default")
+                               .Set("/metadata/managedFields", managed_fields)
+                               .ReplicatedJob(MakeReplicatedJob("w").Set(
+                                   "/template/metadata/managedFields", managed_fields))
+                               .Obj();
+  const std::string body = update_text(with_fields, with_fields);
   const std::string doubled = R"("f:suspend":{},"f:suspend":{})";
   const auto nth = [&](std::size_t n) {
     std::string out = body;
@@ -204,7 +212,7 @@ TEST_CASE("A duplicate key in the JobSet's own managedFields is let through, any
 
 TEST_CASE("Numbers beyond int64 or double are refused as not JSON, beyond int32 denied",
           "[admission][hostile]") {
-  const std::string body = update(jobset({replicated_job("w")}), jobset({replicated_job("w")}));
+  const std::string body = update_text(small_jobset(), small_jobset());
   for (const std::string number :
        {"99999999999999999999", "-99999999999999999999", "1e400", "-1e400"}) {
     DYNAMIC_SECTION(number) {
@@ -220,20 +228,19 @@ TEST_CASE("Numbers beyond int64 or double are refused as not JSON, beyond int32 
 
 TEST_CASE("A 1 MiB label value is judged, and printed short", "[admission][hostile]") {
   const std::string big_a(1 << 20, 'a'), big_b(1 << 20, 'b');
-  Json old_js = jobset({replicated_job("w")});
-  old_js["metadata"]["labels"] = {{"big", big_a}};
-  old_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = {
-      {"labels", {{"big", big_a}}}};
-  Json metadata_only = old_js;
-  metadata_only["metadata"]["labels"]["big"] = big_b;
-  CHECK(response_of(update(metadata_only, old_js))["allowed"] ==
+  const auto labelled = [](const std::string& label, const std::string& pod_label) {
+    return MakeJobSet("js")
+        .Namespace("default")
+        .Label("big", label)
+        .ReplicatedJob(MakeReplicatedJob("w").PodLabel("big", pod_label))
+        .Obj();
+  };
+  const Json old_js = labelled(big_a, big_a);
+  CHECK(response_of(update_text(old_js, labelled(big_b, big_a)))["allowed"] ==
         true);  // JobSet metadata is not ours to judge
 
-  Json template_label = old_js;
-  template_label["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["labels"]
-                ["big"] = big_b;
-  const auto raw =
-      admission::handle_review(update(template_label, old_js), Policy{}, Hook::kValidating);
+  const auto raw = admission::handle_review(update_text(old_js, labelled(big_a, big_b)), Policy{},
+                                            Hook::kValidating);
   REQUIRE(raw.ok());
   CHECK(raw.value().size() < 2048);
   const Json r = Json::parse(raw.value())["response"];
@@ -248,28 +255,27 @@ TEST_CASE("10,000 ReplicatedJobs: scaled, changed and renamed, with bounded answ
        renamed = Json::array();
   for (int i = 0; i < 10000; ++i) {
     const std::string name = "rj-" + std::to_string(i);
-    old_jobs.push_back(replicated_job(name));
-    scaled.push_back(replicated_job(name));
-    scaled.back()["replicas"] = 3;
-    changed.push_back(replicated_job(name, "bash:5.2"));
-    renamed.push_back(replicated_job("new-" + std::to_string(i)));
+    old_jobs.push_back(MakeReplicatedJob(name).Obj());
+    scaled.push_back(MakeReplicatedJob(name).Replicas(3).Obj());
+    changed.push_back(MakeReplicatedJob(name).Image("bash:5.2").Obj());
+    renamed.push_back(MakeReplicatedJob("new-" + std::to_string(i)).Obj());
   }
-  const Json old_js = jobset(old_jobs);
+  const Json old_js = jobset_of(old_jobs);
 
-  const Json up = response_of(update(jobset(scaled), old_js));
+  const Json up = response_of(update_text(old_js, jobset_of(scaled)));
   CHECK(up["allowed"] == true);
   std::size_t warning_bytes = 0;
   for (const auto& w : up["warnings"]) warning_bytes += w.get<std::string>().size();
   CHECK(warning_bytes <= 4096);
   CHECK(up["warnings"].back() == "and 9962 more replicatedJobs rescaled");
 
-  const Json images = response_of(update(jobset(changed), old_js));
+  const Json images = response_of(update_text(old_js, jobset_of(changed)));
   CHECK(images["allowed"] == false);
   CHECK(images["status"]["details"]["causes"].size() == 100);
   const std::string message = images["status"]["message"];
   CHECK(message.substr(message.size() - 16) == ", and 9990 more]");
 
-  const Json names = response_of(update(jobset(renamed), old_js));
+  const Json names = response_of(update_text(old_js, jobset_of(renamed)));
   CHECK(names["status"]["details"]["causes"].size() == 1);
   CHECK(
       names["status"]["details"]["causes"][0]["message"] ==
@@ -286,11 +292,12 @@ TEST_CASE("A pod-template label map of 100,000 entries compares by key, in any k
       text += (k ? ",\"k" : "\"k") + std::to_string(reverse ? 99999 - k : k) + "\":\"v\"";
     return text + "}";
   };
-  const Json pod_metadata = {{"labels", "LABELS"}};
-  Json old_js = jobset({replicated_job("w")}), new_js = old_js;
-  old_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = pod_metadata;
-  new_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = pod_metadata;
-  const std::string body = update(new_js, old_js);
+  const Json js = MakeJobSet("js")
+                      .Namespace("default")
+                      .ReplicatedJob(MakeReplicatedJob("w").Set(
+                          "/template/spec/template/metadata/labels", "LABELS"))
+                      .Obj();
+  const std::string body = update_text(js, js);
   const std::string same = replace_once(replace_once(body, "\"LABELS\"", labels_text(true)),
                                         "\"LABELS\"", labels_text(false));
   CHECK(response_of(same)["allowed"] == true);

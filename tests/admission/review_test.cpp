@@ -4,36 +4,25 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/jobset_builder.h"
+#include "support/review_builder.h"
+
 namespace admission = jobset_webhook::admission;
 using jobset_webhook::Hook;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
+using jobset_webhook::testing::MakeReview;
 
 namespace {
 
+// "js" in "default": one replicatedJob "workers" running this image.
 Json jobset(const std::string& image, int replicas = 1) {
-  return Json::parse(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
-    "metadata":{"name":"js","namespace":"default"},
-    "spec":{"replicatedJobs":[{"name":"workers","replicas":)" +
-                     std::to_string(replicas) + R"(,
-      "template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" +
-                     image + R"("}]}}}}}]}})");
-}
-
-Json review(const std::string& operation, const Json& object, const Json& old_object = nullptr,
-            const std::string& api_version = "admission.k8s.io/v1") {
-  Json request = {
-      {"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
-      {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-      {"resource",
-       {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
-      {"name", "js"},
-      {"namespace", "default"},
-      {"operation", operation},
-      {"object", object},
-      {"dryRun", false}};
-  if (!old_object.is_null()) request["oldObject"] = old_object;
-  return {{"apiVersion", api_version}, {"kind", "AdmissionReview"}, {"request", request}};
+  return MakeJobSet("js")
+      .Namespace("default")
+      .ReplicatedJob(MakeReplicatedJob("workers").Replicas(replicas).Image(image))
+      .Obj();
 }
 
 std::string respond(const std::string& body, Hook hook = Hook::kValidating) {
@@ -46,13 +35,13 @@ std::string respond(const std::string& body, Hook hook = Hook::kValidating) {
 
 TEST_CASE("An allowed update answers as controller-runtime does", "[admission][review]") {
   CHECK(
-      respond(review("UPDATE", jobset("bash:5.1", 2), jobset("bash:5.1", 2)).dump()) ==
+      respond(MakeReview().Update(jobset("bash:5.1", 2), jobset("bash:5.1", 2)).Text()) ==
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})");
 }
 
 TEST_CASE("A denied update is upstream's 422 Invalid with causes", "[admission][review]") {
   CHECK(
-      respond(review("UPDATE", jobset("bash:5.2"), jobset("bash:5.1")).dump()) ==
+      respond(MakeReview().Update(jobset("bash:5.1"), jobset("bash:5.2")).Text()) ==
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
       R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"JobSet.jobset.x-k8s.io \"js\" is invalid: )"
       R"(spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid value: \"bash:5.2\": field is immutable",)"
@@ -62,8 +51,8 @@ TEST_CASE("A denied update is upstream's 422 Invalid with causes", "[admission][
 }
 
 TEST_CASE("A scale is allowed with warnings", "[admission][review]") {
-  const auto out =
-      Json::parse(respond(review("UPDATE", jobset("bash:5.1", 3), jobset("bash:5.1", 1)).dump()));
+  const auto out = Json::parse(
+      respond(MakeReview().Update(jobset("bash:5.1", 1), jobset("bash:5.1", 3)).Text()));
   CHECK(out["response"]["allowed"] == true);
   CHECK(out["response"]["warnings"] ==
         Json::array({"replicatedJob \"workers\" scaled up from 1 to 3: the JobSet controller will "
@@ -71,17 +60,15 @@ TEST_CASE("A scale is allowed with warnings", "[admission][review]") {
 }
 
 TEST_CASE("v1beta1 reviews are answered in v1beta1", "[admission][review]") {
-  const auto out = Json::parse(
-      respond(review("UPDATE", jobset("a"), jobset("a"), "admission.k8s.io/v1beta1").dump()));
+  const auto out = Json::parse(respond(
+      MakeReview().Update(jobset("a"), jobset("a")).ApiVersion("admission.k8s.io/v1beta1").Text()));
   CHECK(out["apiVersion"] == "admission.k8s.io/v1beta1");
 }
 
 TEST_CASE("DELETE and CONNECT are allowed", "[admission][review]") {
   for (const char* op : {"DELETE", "CONNECT"}) {
     DYNAMIC_SECTION(op) {
-      Json r = review(op, nullptr);
-      r["request"].erase("object");
-      const auto out = Json::parse(respond(r.dump()));
+      const auto out = Json::parse(respond(MakeReview().Operation(op).Text()));
       CHECK(out["response"]["allowed"] == true);
     }
   }
@@ -89,21 +76,21 @@ TEST_CASE("DELETE and CONNECT are allowed", "[admission][review]") {
 
 TEST_CASE("Unusable AdmissionReviews get a 400 status that says what is wrong",
           "[admission][review]") {
-  auto no_old = review("UPDATE", jobset("a"));
-  auto bad_spec = review("CREATE", jobset("a"));
-  bad_spec["request"]["object"]["spec"] = "x";
-  auto bad_kind = review("CREATE", jobset("a"));
+  auto no_old = MakeReview().Operation("UPDATE").Object(jobset("a")).Obj();
+  const auto bad_spec = MakeReview().Create(MakeJobSet("js").Set("/spec", "x").Obj()).Obj();
+  auto bad_kind = MakeReview().Create(jobset("a")).Obj();
   bad_kind["request"]["kind"] = {{"group", "batch"}, {"version", "v1"}, {"kind", "Job"}};
-  auto no_uid = review("CREATE", jobset("a"));
+  auto no_uid = MakeReview().Create(jobset("a")).Obj();
   no_uid["request"].erase("uid");
-  auto bad_op = review("PATCH", jobset("a"));
-  auto bad_rjobs = review("CREATE", jobset("a"));
-  bad_rjobs["request"]["object"]["spec"]["replicatedJobs"] = Json::object();
+  const auto bad_op = MakeReview().Operation("PATCH").Object(jobset("a")).Obj();
+  const auto bad_rjobs =
+      MakeReview().Create(MakeJobSet("js").ReplicatedJobs(Json::object()).Obj()).Obj();
   struct Case {
     const char* name;
     std::string body;
     const char* want;
   };
+  // The first three as text: bodies no builder makes (not an object, another kind, no request).
   const std::vector<Case> cases = {
       {"not an object", "[1,2]", "the body must be a JSON object (an AdmissionReview)"},
       {"not an AdmissionReview", R"({"kind":"Pod","apiVersion":"v1"})",
@@ -146,14 +133,13 @@ TEST_CASE("Deep nesting is refused, not recursed into", "[admission][review]") {
 }
 
 TEST_CASE("dryRun changes nothing in the answer", "[admission][review]") {
-  auto dry = review("UPDATE", jobset("b"), jobset("a"));
-  dry["request"]["dryRun"] = true;
-  const auto wet = review("UPDATE", jobset("b"), jobset("a"));
-  CHECK(respond(dry.dump()) == respond(wet.dump()));
+  const auto dry = MakeReview().Update(jobset("a"), jobset("b")).DryRun().Text();
+  const auto wet = MakeReview().Update(jobset("a"), jobset("b")).Text();
+  CHECK(respond(dry) == respond(wet));
 }
 
 TEST_CASE("The answer does not depend on the key order of the request", "[admission][review]") {
-  const auto body = review("UPDATE", jobset("b", 2), jobset("a"));
+  const auto body = MakeReview().Update(jobset("a"), jobset("b", 2)).Obj();
   // nlohmann's ordered_json keeps insertion order: rebuild the review with keys reversed.
   std::function<Json(const Json&)> reverse = [&](const Json& j) -> Json {
     if (j.is_object()) {
@@ -174,24 +160,25 @@ TEST_CASE("The answer does not depend on the key order of the request", "[admiss
 }
 
 TEST_CASE("Messages are encoded as Go encodes them", "[admission][review]") {
-  const auto out = respond(review("UPDATE", jobset("<b>&"), jobset("a")).dump());
+  const auto out = respond(MakeReview().Update(jobset("a"), jobset("<b>&")).Text());
   CHECK(out.find(R"(Invalid value: \"\u003cb\u003e\u0026\": field is immutable)") !=
         std::string::npos);
 }
 
 TEST_CASE("A valid create is allowed by the validating hook", "[admission][review][create]") {
   CHECK(
-      respond(review("CREATE", jobset("bash:5.1")).dump()) ==
+      respond(MakeReview().Create(jobset("bash:5.1")).Text()) ==
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})");
 }
 
 TEST_CASE("A denied create carries upstream's plain errors as <nil> Internal errors",
           "[admission][review][create]") {
-  Json js = jobset("bash:5.1");
-  js["spec"]["replicatedJobs"][0]["dependsOn"] =
-      Json::parse(R"([{"name":"workers","status":"Ready"}])");
+  const Json js = MakeJobSet("js")
+                      .Namespace("default")
+                      .ReplicatedJob(MakeReplicatedJob("workers").DependsOn("workers", "Ready"))
+                      .Obj();
   CHECK(
-      respond(review("CREATE", js).dump()) ==
+      respond(MakeReview().Create(js).Text()) ==
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
       R"("allowed":false,"status":{"metadata":{},"status":"Failure","message":"JobSet.jobset.x-k8s.io \"js\" is invalid: )"
       R"(\u003cnil\u003e: Internal error: DependsOn can't be set for the first ReplicatedJob","reason":"Invalid","details":{"name":"js",)"
@@ -208,7 +195,7 @@ TEST_CASE("The mutating hook answers a create with a base64 JSON Patch of the de
   //  {"op":"add","path":"/spec/replicatedJobs/0/template/spec/template/spec/restartPolicy","value":"OnFailure"},
   //  {"op":"add","path":"/spec/network","value":{"enableDNSHostnames":true,"publishNotReadyAddresses":true}}]
   CHECK(
-      respond(review("CREATE", jobset("bash:5.1")).dump(), Hook::kMutating) ==
+      respond(MakeReview().Create(jobset("bash:5.1")).Text(), Hook::kMutating) ==
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
       R"("allowed":true,"status":{"metadata":{},"code":200},"patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3VjY2Vzc1BvbGljeSIsInZhbHVlIjp7Im9wZXJhdG9yIjoiQWxsIn19LHsib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvc3RhcnR1cFBvbGljeSIsInZhbHVlIjp7InN0YXJ0dXBQb2xpY3lPcmRlciI6IkFueU9yZGVyIn19LHsib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvcmVwbGljYXRlZEpvYnMvMC90ZW1wbGF0ZS9zcGVjL2NvbXBsZXRpb25Nb2RlIiwidmFsdWUiOiJJbmRleGVkIn0seyJvcCI6ImFkZCIsInBhdGgiOiIvc3BlYy9yZXBsaWNhdGVkSm9icy8wL3RlbXBsYXRlL3NwZWMvdGVtcGxhdGUvc3BlYy9yZXN0YXJ0UG9saWN5IiwidmFsdWUiOiJPbkZhaWx1cmUifSx7Im9wIjoiYWRkIiwicGF0aCI6Ii9zcGVjL25ldHdvcmsiLCJ2YWx1ZSI6eyJlbmFibGVETlNIb3N0bmFtZXMiOnRydWUsInB1Ymxpc2hOb3RSZWFkeUFkZHJlc3NlcyI6dHJ1ZX19XQ==",)"
       R"("patchType":"JSONPatch"}})");
@@ -218,12 +205,14 @@ TEST_CASE("The mutating hook gives back on UPDATE the completionMode a merge pat
           "[admission][review][update]") {
   // Stored: completionMode filled in on CREATE. Sent: kubectl apply's merge patch replaced the
   // list with the manifest's, which leaves it out, and scaled to 3.
-  Json stored = jobset("bash:5.1");
-  stored["spec"]["replicatedJobs"][0]["template"]["spec"]["completionMode"] = "Indexed";
+  const Json stored = MakeJobSet("js")
+                          .Namespace("default")
+                          .ReplicatedJob(MakeReplicatedJob("workers").CompletionMode("Indexed"))
+                          .Obj();
   // The patch is
   // [{"op":"add","path":"/spec/replicatedJobs/0/template/spec/completionMode","value":"Indexed"}]
   CHECK(
-      respond(review("UPDATE", jobset("bash:5.1", 3), stored).dump(), Hook::kMutating) ==
+      respond(MakeReview().Update(stored, jobset("bash:5.1", 3)).Text(), Hook::kMutating) ==
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002",)"
       R"("allowed":true,"status":{"metadata":{},"code":200},"patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL3NwZWMvcmVwbGljYXRlZEpvYnMvMC90ZW1wbGF0ZS9zcGVjL2NvbXBsZXRpb25Nb2RlIiwidmFsdWUiOiJJbmRleGVkIn1d",)"
       R"("patchType":"JSONPatch"}})");
@@ -233,38 +222,41 @@ TEST_CASE(
     "The mutating hook sends no patch when nothing needs defaulting, nor for an update of "
     "an object stored without defaults",
     "[admission][review][create]") {
-  Json full = jobset("bash:5.1");
-  full["spec"]["successPolicy"] = {{"operator", "All"}};
-  full["spec"]["startupPolicy"] = {{"startupPolicyOrder", "AnyOrder"}};
-  full["spec"]["network"] = {{"enableDNSHostnames", false}, {"publishNotReadyAddresses", false}};
-  full["spec"]["replicatedJobs"][0]["template"]["spec"]["completionMode"] = "NonIndexed";
-  full["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["restartPolicy"] =
-      "Never";
+  const Json full =
+      MakeJobSet("js")
+          .Namespace("default")
+          .SuccessPolicy({{"operator", "All"}})
+          .StartupPolicy("AnyOrder")
+          .Network({{"enableDNSHostnames", false}, {"publishNotReadyAddresses", false}})
+          .ReplicatedJob(MakeReplicatedJob("workers")
+                             .CompletionMode("NonIndexed")
+                             .PodSpec("restartPolicy", "Never"))
+          .Obj();
   const std::string allowed =
       R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true,"status":{"metadata":{},"code":200}}})";
-  CHECK(respond(review("CREATE", full).dump(), Hook::kMutating) == allowed);
+  CHECK(respond(MakeReview().Create(full).Text(), Hook::kMutating) == allowed);
   // On UPDATE only defaults the stored object holds come back (none here: the old object has
   // none), and a mutating hook does not judge.
-  CHECK(respond(review("UPDATE", jobset("bash:5.2"), jobset("bash:5.1")).dump(), Hook::kMutating) ==
-        allowed);
+  CHECK(respond(MakeReview().Update(jobset("bash:5.1"), jobset("bash:5.2")).Text(),
+                Hook::kMutating) == allowed);
 }
 
 TEST_CASE("The mutating hook does not validate a create", "[admission][review][create]") {
-  Json js = jobset("bash:5.1");
-  js["spec"]["replicatedJobs"][0]["dependsOn"] =
-      Json::parse(R"([{"name":"workers","status":"Ready"}])");
-  const auto out = Json::parse(respond(review("CREATE", js).dump(), Hook::kMutating));
+  const Json js = MakeJobSet("js")
+                      .Namespace("default")
+                      .ReplicatedJob(MakeReplicatedJob("workers").DependsOn("workers", "Ready"))
+                      .Obj();
+  const auto out = Json::parse(respond(MakeReview().Create(js).Text(), Hook::kMutating));
   CHECK(out["response"]["allowed"] == true);
   CHECK(out["response"]["patchType"] == "JSONPatch");
 }
 
 TEST_CASE("answer_review gives handle_review's bytes and a summary for the access log",
           "[admission][review]") {
-  auto body = review("UPDATE", jobset("b"), jobset("a"));
-  body["request"]["dryRun"] = true;
-  const auto answer = admission::answer_review(body.dump(), Policy{}, Hook::kValidating);
+  const auto body = MakeReview().Update(jobset("a"), jobset("b")).DryRun().Text();
+  const auto answer = admission::answer_review(body, Policy{}, Hook::kValidating);
   REQUIRE(answer.ok());
-  CHECK(answer.value().body == respond(body.dump()));
+  CHECK(answer.value().body == respond(body));
   const auto& s = answer.value().summary;
   CHECK(s.uid == "705ab4f5-6393-11e8-b7cc-42010a800002");
   CHECK(s.operation == "UPDATE");
@@ -277,6 +269,7 @@ TEST_CASE("answer_review gives handle_review's bytes and a summary for the acces
 
 TEST_CASE("The summary of an unusable review says what it carried and that it was refused",
           "[admission][review]") {
+  // As text: a review without the members the builder always writes (kind, dryRun, namespace).
   const auto answer =
       admission::answer_review(R"({"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1",
     "request":{"uid":"u-9","operation":"PATCH","object":{"metadata":{"name":"from-object"}}}})",
@@ -308,8 +301,8 @@ TEST_CASE("A padded body is parsed in place and answered with the same bytes",
                       : std::make_pair(plain.failure().message, in_place.failure().message);
   };
   for (const auto& text :
-       {review("UPDATE", jobset("b"), jobset("a")).dump(), review("CREATE", jobset("a")).dump(),
-        std::string("{\"kind\":"), std::string("[1,2")}) {
+       {MakeReview().Update(jobset("a"), jobset("b")).Text(),
+        MakeReview().Create(jobset("a")).Text(), std::string("{\"kind\":"), std::string("[1,2")}) {
     const auto [plain, in_place] = answer_both(text);
     CHECK(plain == in_place);
   }

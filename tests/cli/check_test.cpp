@@ -10,13 +10,18 @@
 #include "cli/documents.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "support/admission.h"
+#include "support/jobset_builder.h"
+#include "support/review_builder.h"
 #include "support/files.h"
 
 namespace cli = jobset_webhook::cli;
 using jobset_webhook::Hook;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
-using jobset_webhook::testing::admission_review;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
+using jobset_webhook::testing::MakeReview;
+using jobset_webhook::testing::ReplicatedJobBuilder;
 using jobset_webhook::testing::server_response;
 
 namespace {
@@ -31,8 +36,7 @@ struct Verdict {
 Json server_stored(const Json& manifest, const Policy& policy) {
   Json stored = manifest;
   cli::apply_schema_defaults(stored);
-  const auto response =
-      server_response(admission_review("CREATE", stored), policy, Hook::kMutating);
+  const auto response = server_response(MakeReview().Create(stored).Obj(), policy, Hook::kMutating);
   if (response.contains("patch")) {
     stored = stored.patch(Json::parse(
         jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
@@ -45,8 +49,8 @@ Verdict server_verdict(const Json* old_manifest, const Json& new_manifest,
                        const Policy& policy = {}) {
   const Json stored = server_stored(new_manifest, policy);
   const Json review = old_manifest != nullptr
-                          ? admission_review("UPDATE", stored, server_stored(*old_manifest, policy))
-                          : admission_review("CREATE", stored);
+                          ? MakeReview().Update(server_stored(*old_manifest, policy), stored).Obj()
+                          : MakeReview().Create(stored).Obj();
   const auto response = server_response(review, policy, Hook::kValidating);
   Verdict v;
   v.allowed = response.at("allowed").get<bool>();
@@ -115,18 +119,9 @@ Json edited(const Json& leaf) {
   return leaf.get<double>() + 0.5;
 }
 
-Json jobset(const std::string& name, const std::string& replicated_jobs) {
-  return Json::parse(
-      R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":")" + name +
-      R"("},"spec":{"replicatedJobs":)" + replicated_jobs + "}}");
-}
-
-Json replicated_job(const std::string& name, const std::string& image,
-                    const std::string& extra = "") {
-  return Json::parse(
-      R"({"name":")" + name + R"(",)" + extra +
-      R"("template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" + image +
-      R"("}]}}}}})");
+// A replicatedJob as a manifest writes it: replicas left to the schema's default.
+ReplicatedJobBuilder manifest_rjob(const std::string& name, const std::string& image) {
+  return MakeReplicatedJob(name).Unset("/replicas").Image(image);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -257,13 +252,16 @@ TEST_CASE("Every finding of a single-leaf edit of an upstream example points at 
 }
 
 TEST_CASE("An immutability finding shows the old value next to the new", "[cli][check]") {
-  const Json old_js = jobset("js", "[]");
+  const Json old_js = MakeJobSet("js").Obj();
   SECTION("a changed image, with replicatedJobs matched by name across a reorder") {
-    Json a = jobset("js", "[]"), b = jobset("js", "[]");
-    a["spec"]["replicatedJobs"] = {replicated_job("one", "bash:5.1"),
-                                   replicated_job("two", "python:3")};
-    b["spec"]["replicatedJobs"] = {replicated_job("two", "python:3"),
-                                   replicated_job("one", "bash:5.2")};
+    const Json a = MakeJobSet("js")
+                       .ReplicatedJob(manifest_rjob("one", "bash:5.1"))
+                       .ReplicatedJob(manifest_rjob("two", "python:3"))
+                       .Obj();
+    const Json b = MakeJobSet("js")
+                       .ReplicatedJob(manifest_rjob("two", "python:3"))
+                       .ReplicatedJob(manifest_rjob("one", "bash:5.2"))
+                       .Obj();
     const auto result = checked_one(a, b);
     REQUIRE(result.findings.size() == 2);
     CHECK(result.findings[0].error.to_string().rfind(
@@ -279,10 +277,9 @@ TEST_CASE("An immutability finding shows the old value next to the new", "[cli][
     CHECK(image.old_value->printed == R"("bash:5.1")");
   }
   SECTION("a field the old JobSet leaves unset") {
-    Json a = jobset("js", "[]"), b = jobset("js", "[]");
-    a["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
-    b["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
-    b["spec"]["replicatedJobs"][0]["template"]["spec"]["backoffLimit"] = 4;
+    const Json a = MakeJobSet("js").ReplicatedJob(manifest_rjob("one", "bash")).Obj();
+    const Json b =
+        MakeJobSet("js").ReplicatedJob(manifest_rjob("one", "bash").BackoffLimit(4)).Obj();
     const auto result = checked_one(a, b);
     REQUIRE(result.findings.size() == 1);
     REQUIRE(result.findings[0].old_value);
@@ -293,11 +290,12 @@ TEST_CASE("An immutability finding shows the old value next to the new", "[cli][
 TEST_CASE(
     "A field spelled out on one side and left to its schema default on the other is no change",
     "[cli][check]") {
-  Json terse = jobset("js", "[]");
-  terse["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
-  terse["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]
-       ["ports"] = {{{"containerPort", 80}}};
-  terse["spec"]["failurePolicy"] = {{"maxRestarts", 3}};
+  const Json terse = MakeJobSet("js")
+                         .ReplicatedJob(manifest_rjob("one", "bash")
+                                            .Set("/template/spec/template/spec/containers/0/ports",
+                                                 {{{"containerPort", 80}}}))
+                         .FailurePolicy({{"maxRestarts", 3}})
+                         .Obj();
   Json verbose = terse;
   auto& rj = verbose["spec"]["replicatedJobs"][0];
   rj["replicas"] = 1;
@@ -327,10 +325,9 @@ TEST_CASE(
 TEST_CASE(
     "completionMode: Indexed written out only in new is no change once the mutating defaults apply",
     "[cli][check]") {
-  Json terse = jobset("js", "[]");
-  terse["spec"]["replicatedJobs"] = {replicated_job("one", "bash")};
-  Json indexed = terse;
-  indexed["spec"]["replicatedJobs"][0]["template"]["spec"]["completionMode"] = "Indexed";
+  const Json terse = MakeJobSet("js").ReplicatedJob(manifest_rjob("one", "bash")).Obj();
+  const Json indexed =
+      MakeJobSet("js").ReplicatedJob(manifest_rjob("one", "bash").CompletionMode("Indexed")).Obj();
   const auto result = checked_one(terse, indexed);
   CHECK(result.allowed);
   CHECK(result.findings.empty());
@@ -338,12 +335,12 @@ TEST_CASE(
 
 TEST_CASE("JobSets are matched by namespace and name: new ones are created, missing ones deleted",
           "[cli][check]") {
-  Json a = jobset("a", "[]"), b = jobset("b", "[]"), c = jobset("c", "[]"),
-       b_prod = jobset("b", "[]");
-  a["spec"]["replicatedJobs"] = b["spec"]["replicatedJobs"] =
-      c["spec"]["replicatedJobs"] = {replicated_job("w", "bash")};
-  b_prod["spec"]["replicatedJobs"] = {replicated_job("w", "other")};
-  b_prod["metadata"]["namespace"] = "prod";
+  const auto named = [](const std::string& name) {
+    return MakeJobSet(name).ReplicatedJob(manifest_rjob("w", "bash")).Obj();
+  };
+  const Json a = named("a"), b = named("b"), c = named("c");
+  const Json b_prod =
+      MakeJobSet("b").Namespace("prod").ReplicatedJob(manifest_rjob("w", "other")).Obj();
   const auto report = checked({a, b}, {c, b_prod, b});
   REQUIRE(report.jobsets.size() == 4);
   CHECK(report.jobsets[0].display_name() == "default/c");
@@ -362,7 +359,7 @@ TEST_CASE("JobSets are matched by namespace and name: new ones are created, miss
 }
 
 TEST_CASE("A JobSet named twice in one file makes check and validate fail", "[cli][check]") {
-  const Json a = jobset("a", "[]");
+  const Json a = MakeJobSet("a").Obj();
   const auto twice = manifests_of({a, a}, "twice.yaml");
   const auto check = cli::check_manifests(twice, twice, Policy{});
   REQUIRE_FALSE(check.ok());
@@ -377,10 +374,8 @@ TEST_CASE("A JobSet named twice in one file makes check and validate fail", "[cl
 
 TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a denial",
           "[cli][check]") {
-  Json one = jobset("js", "[]");
-  one["spec"]["replicatedJobs"] = {replicated_job("w", "bash")};
-  Json three = one;
-  three["spec"]["replicatedJobs"][0]["replicas"] = 3;
+  const Json one = MakeJobSet("js").ReplicatedJob(manifest_rjob("w", "bash")).Obj();
+  const Json three = MakeJobSet("js").ReplicatedJob(manifest_rjob("w", "bash").Replicas(3)).Obj();
   Policy strict;
   strict.elastic.replicas = false;
   const auto report = checked({one}, {three}, strict);

@@ -4,6 +4,7 @@
 
 #include "cli/manifests.h"
 #include "support/admission.h"
+#include "support/review_builder.h"
 #include "support/files.h"
 
 namespace cli = jobset_webhook::cli;
@@ -18,6 +19,8 @@ TEST_CASE("The CRD's schema defaults fill what is absent under objects that exis
     std::string input;
     std::string want;
   };
+  // Written as text, not with the builders: partial objects, and where each default lands in the
+  // key order (Json keeps insertion order, and == compares in order).
   const std::vector<Case> cases = {
       {"replicas and groupName of every replicatedJob",
        R"({"spec":{"replicatedJobs":[{"name":"a"},{"name":"b","replicas":3,"groupName":"g"}]}})",
@@ -74,7 +77,7 @@ void stored_is_schema_then_mutating_defaults(const std::string& root, std::size_
         Json want = js.object;
         cli::apply_schema_defaults(want);
         const auto response = jobset_webhook::testing::server_response(
-            jobset_webhook::testing::admission_review("CREATE", want), Policy{}, Hook::kMutating);
+            jobset_webhook::testing::MakeReview().Create(want).Obj(), Policy{}, Hook::kMutating);
         REQUIRE(response.at("allowed") == true);
         if (response.contains("patch")) {
           want = want.patch(Json::parse(

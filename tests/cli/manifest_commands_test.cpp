@@ -7,6 +7,7 @@
 #include "cli/documents.h"
 #include "cli/manifests.h"
 #include "support/admission.h"
+#include "support/review_builder.h"
 #include "support/files.h"
 #include "support/process.h"
 #include "support/xml.h"
@@ -235,7 +236,7 @@ TEST_CASE("validate gives the server's CREATE verdict and message for each JobSe
       const auto stored = cli::cluster_defaults(manifest, Policy{});
       REQUIRE(stored.ok());
       const auto response = jobset_webhook::testing::server_response(
-          jobset_webhook::testing::admission_review("CREATE", stored.value()), Policy{},
+          jobset_webhook::testing::MakeReview().Create(stored.value()).Obj(), Policy{},
           Hook::kValidating);
       const bool allowed = response["allowed"].get<bool>();
       CHECK(r.exit_code == (allowed ? 0 : 1));

@@ -4,19 +4,29 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/admission/review.h"
+#include "support/jobset_builder.h"
 #include "support/process.h"
+#include "support/review_builder.h"
 
 using jobset_webhook::Hook;
+using jobset_webhook::Json;
 using jobset_webhook::Policy;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
+using jobset_webhook::testing::MakeReview;
 using jobset_webhook::testing::run_cli;
 
 namespace {
 
-const std::string kUpdate =
-    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
-  "uid":"u-1","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},"operation":"UPDATE",
-  "object":{"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":{"parallelism":2}}}]}},
-  "oldObject":{"metadata":{"name":"js"},"spec":{"replicatedJobs":[{"name":"w","replicas":1,"template":{"spec":{"parallelism":1}}}]}}}})";
+// "js" with one replicatedJob "w".
+Json jobset(int parallelism, int replicas = 1) {
+  return MakeJobSet("js")
+      .ReplicatedJob(MakeReplicatedJob("w").Replicas(replicas).Parallelism(parallelism))
+      .Obj();
+}
+
+// Denied: parallelism is immutable.
+const std::string kUpdate = MakeReview().Update(jobset(1), jobset(2)).Uid("u-1").Text();
 
 std::string write_temp(const std::string& name, const std::string& content) {
   const auto path = std::filesystem::temp_directory_path() / name;
@@ -49,10 +59,8 @@ TEST_CASE("review exits 0 on a denial and 2 on input that is not JSON", "[cli][r
 
 TEST_CASE("review reads the policy file", "[cli][review]") {
   const auto config = write_temp("policy-test.yaml", "elastic:\n  replicas: false\n");
-  std::string scaled = kUpdate;
-  // Make the only change a replicas change.
-  scaled.replace(scaled.find(R"("parallelism":2)"), 15, R"("parallelism":1)");
-  scaled.replace(scaled.find(R"("replicas":1)"), 12, R"("replicas":3)");
+  // The only change a replicas change.
+  const std::string scaled = MakeReview().Update(jobset(1), jobset(1, 3)).Uid("u-1").Text();
   CHECK(run_cli("review -", scaled).out.find(R"("allowed":true)") != std::string::npos);
   const auto strict = run_cli("review --config " + config + " -", scaled);
   CHECK(strict.exit_code == 0);
@@ -75,11 +83,17 @@ TEST_CASE("review on a missing file exits 2 naming it", "[cli][review]") {
 
 namespace {
 
-const std::string kCreate =
-    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
-  "uid":"u-2","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},"operation":"CREATE",
-  "object":{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js"},"spec":{"replicatedJobs":[
-    {"name":"w","replicas":2,"template":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}}]}}}})";
+std::string create_review(int replicas) {
+  return MakeReview()
+      .Create(
+          MakeJobSet("js")
+              .ReplicatedJob(MakeReplicatedJob("w").Replicas(replicas).Container("c", "busybox"))
+              .Obj())
+      .Uid("u-2")
+      .Text();
+}
+
+const std::string kCreate = create_review(2);
 
 }  // namespace
 
@@ -102,9 +116,7 @@ TEST_CASE("review --mutate answers a create as the mutating webhook, with the de
 
 TEST_CASE("review answers a create as the validating webhook", "[cli][review]") {
   CHECK(run_cli("review -", kCreate).out.find(R"("allowed":true)") != std::string::npos);
-  std::string bad = kCreate;
-  bad.replace(bad.find(R"("replicas":2)"), 12, R"("replicas":-1)");
-  const auto r = run_cli("review -", bad);
+  const auto r = run_cli("review -", create_review(-1));
   CHECK(r.exit_code == 0);
   CHECK(
       r.out.find(
@@ -114,12 +126,19 @@ TEST_CASE("review answers a create as the validating webhook", "[cli][review]") 
 
 TEST_CASE("review --config turns upstream's feature gates on", "[cli][review]") {
   const std::string in_place =
-      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
-    "uid":"u-3","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},"operation":"CREATE",
-    "object":{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js"},"spec":{
-      "failurePolicy":{"restartStrategy":"InPlaceRestart"},"replicatedJobs":[{"name":"w","template":{"spec":{
-        "parallelism":1,"completions":1,"backoffLimit":2147483647,"podReplacementPolicy":"Failed",
-        "template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}}]}}}})";
+      MakeReview()
+          .Create(MakeJobSet("js")
+                      .FailurePolicy({{"restartStrategy", "InPlaceRestart"}})
+                      .ReplicatedJob(MakeReplicatedJob("w")
+                                         .Unset("/replicas")
+                                         .Parallelism(1)
+                                         .Completions(1)
+                                         .BackoffLimit(2147483647)
+                                         .JobSpec("podReplacementPolicy", "Failed")
+                                         .Container("c", "busybox"))
+                      .Obj())
+          .Uid("u-3")
+          .Text();
   CHECK(run_cli("review -", in_place).out.find("InPlaceRestart feature gate is disabled") !=
         std::string::npos);
   const auto config = write_temp("policy-gates.yaml", "featureGates:\n  InPlaceRestart: true\n");

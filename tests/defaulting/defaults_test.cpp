@@ -6,13 +6,17 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/patch/json_patch.h"
+#include "support/jobset_builder.h"
 #include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace d = jobset_webhook::defaulting;
 namespace patch = jobset_webhook::patch;
 using jobset_webhook::Json;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::Parsed;
+using jobset_webhook::testing::ReplicatedJobBuilder;
 using jobset_webhook::testing::with;
 using jobset_webhook::testing::without;
 
@@ -27,21 +31,20 @@ const Json kStartup = {{"startupPolicyOrder", "AnyOrder"}};
 const Json kNetwork = {{"enableDNSHostnames", true}, {"publishNotReadyAddresses", true}};
 const std::string kController = "jobset.sigs.k8s.io/jobset-controller";
 
-// One ReplicatedJob without a name, as upstream's defaulting cases write it.
-Json rjobs(Json completion_mode, Json pod = kPodTemplate) {
-  Json spec = {{"template", std::move(pod)}};
-  if (!completion_mode.is_null()) spec["completionMode"] = std::move(completion_mode);
-  return Json::array({{{"template", {{"spec", std::move(spec)}}}}});
+// A ReplicatedJob without a name or replicas, as upstream's defaulting cases write it.
+ReplicatedJobBuilder unnamed_rjob() {
+  return MakeReplicatedJob("").Unset("/replicas").PodTemplate(kPodTemplate);
 }
 
 // A JobSet with upstream's standard defaults already set and an Indexed job.
 Json defaulted() {
-  return {{"spec",
-           {{"successPolicy", kSuccess},
-            {"startupPolicy", kStartup},
-            {"network", kNetwork},
-            {"replicatedJobs", rjobs("Indexed")},
-            {"managedBy", kController}}}};
+  return MakeJobSet("")
+      .SuccessPolicy(kSuccess)
+      .StartupPolicy("AnyOrder")
+      .Network(kNetwork)
+      .ReplicatedJob(unnamed_rjob().CompletionMode("Indexed"))
+      .ManagedBy(kController)
+      .Obj();
 }
 
 // Equality of JSON values whatever the key order (ordered_json compares in order).
@@ -78,7 +81,8 @@ const std::string kRestartPolicy =
 }  // namespace
 
 TEST_CASE("Upstream's defaulting cases, translated", "[defaulting]") {
-  const Json no_mode = with(defaulted(), "/spec/replicatedJobs", rjobs(nullptr));
+  const Json no_mode =
+      with(defaulted(), "/spec/replicatedJobs", Json::array({unnamed_rjob().Obj()}));
   const Json non_indexed =
       without(with(defaulted(), kCompletionMode, "NonIndexed"), "/spec/startupPolicy");
   const Json dns_unset = without(defaulted(), "/spec/network");
@@ -91,10 +95,15 @@ TEST_CASE("Upstream's defaulting cases, translated", "[defaulting]") {
       with(with(defaulted(), "/spec/network",
                 {{"enableDNSHostnames", false}, {"publishNotReadyAddresses", true}}),
            kCompletionMode, "NonIndexed");
-  const Json restart_unset =
-      with(defaulted(), "/spec/replicatedJobs", rjobs("Indexed", {{"spec", Json::object()}}));
-  const Json restart_always = with(defaulted(), "/spec/replicatedJobs",
-                                   rjobs("Indexed", {{"spec", {{"restartPolicy", "Always"}}}}));
+  const Json restart_unset = with(
+      defaulted(), "/spec/replicatedJobs",
+      {unnamed_rjob().PodTemplate({{"spec", Json::object()}}).CompletionMode("Indexed").Obj()});
+  const Json restart_always =
+      with(defaulted(), "/spec/replicatedJobs",
+           Json::array({unnamed_rjob()
+                            .PodTemplate({{"spec", {{"restartPolicy", "Always"}}}})
+                            .CompletionMode("Indexed")
+                            .Obj()}));
   const Json unnamed_rule = with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy",
                                  {{"rules", {Json::object()}}});
   const Json two_rules = with(without(defaulted(), "/spec/startupPolicy"), "/spec/failurePolicy",
@@ -158,6 +167,8 @@ TEST_CASE("Upstream's defaulting cases, translated", "[defaulting]") {
   });
 }
 
+// Here and below the objects are written out, not built: what is missing (spec, template, pod
+// spec) or of the wrong type is the point, and the builders always write a valid JobSet.
 TEST_CASE("Missing parents are created in one operation per missing object", "[defaulting]") {
   const Json no_spec = {{"metadata", {{"name", "js"}}}};
   const Json bare_rjob = {{"spec", {{"replicatedJobs", {{{"name", "w"}}}}}}};
@@ -255,16 +266,15 @@ namespace {
 
 // A stored JobSet as the API server keeps it after CREATE: named replicatedJobs, every default.
 Json stored_jobset() {
-  Json js = defaulted();
-  js["spec"]["replicatedJobs"] = Json::array();
+  Json rjobs = Json::array();
   for (const char* name : {"leader", "workers"}) {
-    Json rjob = rjobs("Indexed")[0];
-    rjob["name"] = name;
-    rjob["replicas"] = 1;
-    rjob["template"]["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure";
-    js["spec"]["replicatedJobs"].push_back(rjob);
+    rjobs.push_back(MakeReplicatedJob(name)
+                        .PodTemplate(kPodTemplate)
+                        .CompletionMode("Indexed")
+                        .PodSpec("restartPolicy", "OnFailure")
+                        .Obj());
   }
-  return js;
+  return with(defaulted(), "/spec/replicatedJobs", rjobs);
 }
 
 std::string restored(const Json& old_js, const Json& new_js) {

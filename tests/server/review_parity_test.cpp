@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/admission/review.h"
+#include "support/jobset_builder.h"
+#include "support/review_builder.h"
 #include "support/sample_reviews.h"
 #include "support/process.h"
 #include "support/test_server.h"
@@ -19,27 +21,16 @@ namespace {
 
 using jobset_webhook::testing::kMutate;
 using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
+using jobset_webhook::testing::MakeReview;
 
+// "js" in "default": one replicatedJob "workers" running this image.
 Json jobset(const std::string& image, int replicas) {
-  return Json::parse(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",
-    "metadata":{"name":"js","namespace":"default"},
-    "spec":{"replicatedJobs":[{"name":"workers","replicas":)" +
-                     std::to_string(replicas) + R"(,
-      "template":{"spec":{"template":{"spec":{"containers":[{"name":"main","image":")" +
-                     image + R"("}]}}}}}]}})");
-}
-
-Json review(const std::string& operation, const Json& object, const Json& old_object = nullptr,
-            const std::string& api_version = "admission.k8s.io/v1") {
-  Json request = {
-      {"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
-      {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-      {"name", "js"},
-      {"namespace", "default"},
-      {"operation", operation}};
-  if (!object.is_null()) request["object"] = object;
-  if (!old_object.is_null()) request["oldObject"] = old_object;
-  return {{"apiVersion", api_version}, {"kind", "AdmissionReview"}, {"request", request}};
+  return MakeJobSet("js")
+      .Namespace("default")
+      .ReplicatedJob(MakeReplicatedJob("workers").Replicas(replicas).Image(image))
+      .Obj();
 }
 
 struct Case {
@@ -55,16 +46,18 @@ std::vector<Case> cases() {
   }
   REQUIRE(out.size() >= 2);
   out.push_back(
-      {"allowed scale", review("UPDATE", jobset("bash:5.1", 3), jobset("bash:5.1", 1)).dump()});
+      {"allowed scale", MakeReview().Update(jobset("bash:5.1", 1), jobset("bash:5.1", 3)).Text()});
   out.push_back({"denied image change",
-                 review("UPDATE", jobset("bash:5.2", 1), jobset("bash:5.1", 1)).dump()});
-  out.push_back({"create", review("CREATE", jobset("bash:5.1", 1)).dump()});
-  out.push_back({"delete", review("DELETE", nullptr).dump()});
-  out.push_back(
-      {"v1beta1",
-       review("UPDATE", jobset("a", 1), jobset("b", 1), "admission.k8s.io/v1beta1").dump()});
+                 MakeReview().Update(jobset("bash:5.1", 1), jobset("bash:5.2", 1)).Text()});
+  out.push_back({"create", MakeReview().Create(jobset("bash:5.1", 1)).Text()});
+  out.push_back({"delete", MakeReview().Delete().Text()});
+  out.push_back({"v1beta1", MakeReview()
+                                .Update(jobset("b", 1), jobset("a", 1))
+                                .ApiVersion("admission.k8s.io/v1beta1")
+                                .Text()});
   out.push_back({"not an AdmissionReview", R"({"kind":"Pod","apiVersion":"v1"})"});
-  out.push_back({"update without oldObject", review("UPDATE", jobset("a", 1)).dump()});
+  out.push_back(
+      {"update without oldObject", MakeReview().Operation("UPDATE").Object(jobset("a", 1)).Text()});
   return out;
 }
 
@@ -116,7 +109,7 @@ TEST_CASE("serve judges with the policy it was given", "[server][parity]") {
   auto options = t::test_options(pki);
   options.policy.elastic.replicas = false;
   t::TestServer server(options);
-  const auto body = review("UPDATE", jobset("a", 3), jobset("a", 1)).dump();
+  const auto body = MakeReview().Update(jobset("a", 1), jobset("a", 3)).Text();
   const auto expected =
       jobset_webhook::admission::handle_review(body, options.policy, Hook::kValidating);
   REQUIRE(expected.ok());

@@ -1,7 +1,7 @@
 #pragma once
 
-// Test helper: what the server answers, for comparing the offline front ends with it. Builds the
-// AdmissionReview a kube-apiserver would send and goes through admission::handle_review.
+// Test helper: what the server answers, for comparing the offline front ends with it: an
+// AdmissionReview (support/review_builder.h) through admission::handle_review.
 
 #include <string>
 
@@ -30,23 +30,6 @@ inline std::string base64_decode(const std::string& in) {
     }
   }
   return out;
-}
-
-// The AdmissionReview v1 the API server sends for this JobSet.
-inline Json admission_review(const std::string& operation, const Json& object,
-                             const Json& old_object = nullptr) {
-  const auto& metadata = object.at("metadata");
-  Json request = {
-      {"uid", "00000000-0000-0000-0000-000000000001"},
-      {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-      {"resource",
-       {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
-      {"name", metadata.value("name", "")},
-      {"namespace", metadata.value("namespace", "default")},
-      {"operation", operation},
-      {"object", object}};
-  if (!old_object.is_null()) request["oldObject"] = old_object;
-  return {{"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}};
 }
 
 // The response part of what handle_review answers.

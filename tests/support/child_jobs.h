@@ -1,7 +1,8 @@
 #pragma once
 
-// Test fixtures for the scale-down controller: a JobSet as the API server stores it and its child
-// Jobs as upstream's controller (sigs.k8s.io/jobset v0.12.0, constructJob) labels and owns them.
+// Test fixtures for the scale-down controller: a JobSet as the API server stores it (made with
+// support/jobset_builder.h) and its child Jobs as upstream's controller (sigs.k8s.io/jobset
+// v0.12.0, constructJob) labels and owns them.
 
 #include <cstdint>
 #include <string>
@@ -9,20 +10,19 @@
 
 #include "controller/plan_scale_down.h"
 #include "jobset_webhook/json.h"
+#include "support/jobset_builder.h"
 
 namespace jobset_webhook::testing {
 
 // JobSet "js" in namespace "ns" (uid "js-uid"): one driver and `workers` workers.
 inline Json jobset(std::int64_t workers, std::int64_t restarts = 0) {
-  return Json{
-      {"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-      {"kind", "JobSet"},
-      {"metadata", {{"name", "js"}, {"namespace", "ns"}, {"uid", "js-uid"}}},
-      {"spec",
-       {{"replicatedJobs", Json::array({Json{{"name", "driver"}, {"replicas", 1}},
-                                        Json{{"name", "workers"}, {"replicas", workers}}})}}},
-      {"status", {{"restarts", restarts}}},
-  };
+  return MakeJobSet("js")
+      .Namespace("ns")
+      .Uid("js-uid")
+      .ReplicatedJob(MakeReplicatedJob("driver"))
+      .ReplicatedJob(MakeReplicatedJob("workers").Replicas(workers))
+      .Status({{"restarts", restarts}})
+      .Obj();
 }
 
 // Job js-<rjob>-<index> of restart attempt `attempt`, controlled by the JobSet above.

@@ -1,7 +1,9 @@
 #pragma once
 
 // Test helper: small JobSets and UPDATE AdmissionReviews to build hostile requests from, shared by
-// the core's hostile-input tests and the server's (which send the same bodies over HTTPS).
+// the core's hostile-input tests and the server's (which send the same bodies over HTTPS). The
+// requests are made with the builders, then edited as text where the hostile part is in the bytes
+// (a key given twice, invalid UTF-8, numbers beyond int64, nesting no builder would write).
 
 #include <string>
 #include <vector>
@@ -9,37 +11,25 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/json.h"
+#include "support/jobset_builder.h"
+#include "support/review_builder.h"
 
 namespace jobset_webhook::testing {
 
-inline Json replicated_job(const std::string& name, const std::string& image = "bash:5.1") {
-  return {
-      {"name", name},
-      {"replicas", 1},
-      {"template",
-       {{"spec",
-         {{"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", image}}}}}}}}}}}}};
+// "js" in "default" with this list of replicatedJobs.
+inline Json jobset_of(Json replicated_jobs) {
+  return MakeJobSet("js").Namespace("default").ReplicatedJobs(std::move(replicated_jobs)).Obj();
 }
 
-inline Json jobset(Json replicated_jobs) {
-  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-          {"kind", "JobSet"},
-          {"metadata", {{"name", "js"}, {"namespace", "default"}}},
-          {"spec", {{"replicatedJobs", std::move(replicated_jobs)}}}};
+// "js" in "default" with one replicatedJob "w" (image bash:5.1).
+inline Json small_jobset() {
+  return MakeJobSet("js").Namespace("default").ReplicatedJob(MakeReplicatedJob("w")).Obj();
 }
 
-inline std::string update(const Json& object, const Json& old_object,
-                          const std::string& uid = "u-1") {
-  return Json{
-      {"apiVersion", "admission.k8s.io/v1"},
-      {"kind", "AdmissionReview"},
-      {"request",
-       {{"uid", uid},
-        {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-        {"operation", "UPDATE"},
-        {"object", object},
-        {"oldObject", old_object}}}}
-      .dump();
+// The UPDATE hostile requests are made from, as text: uid "u-1" (tests replace its bytes).
+inline std::string update_text(const Json& old_object, const Json& object,
+                               const std::string& uid = "u-1") {
+  return MakeReview().Update(old_object, object).Uid(uid).Text();
 }
 
 inline std::string replace_once(std::string s, const std::string& from, const std::string& to) {
@@ -62,7 +52,7 @@ struct HostileReview {
 
 // Hostile bodies, each a few bytes to a few MiB (all under serve's 7 MiB limit).
 inline std::vector<HostileReview> hostile_reviews() {
-  const std::string plain = update(jobset({replicated_job("w")}), jobset({replicated_job("w")}));
+  const std::string plain = update_text(small_jobset(), small_jobset());
   const auto not_json = [](const std::string& why) {
     return R"({"code":400,"message":"request body is not valid JSON: )" + why + R"("})";
   };
@@ -91,33 +81,36 @@ inline std::vector<HostileReview> hostile_reviews() {
                  replace_once(plain, "\"replicas\":1", "\"replicas\":99999999999999999999"), 400,
                  not_json("Problem while parsing a number"), false, ""});
   const std::string big_a(1 << 20, 'a'), big_b(1 << 20, 'b');
-  Json labelled_old = jobset({replicated_job("w")});
-  labelled_old["metadata"]["labels"] = {{"big", big_a}};
-  Json labelled_new = labelled_old;
-  labelled_new["metadata"]["labels"]["big"] = big_b;
+  const auto labelled = [](const std::string& value) {
+    return MakeJobSet("js")
+        .Namespace("default")
+        .Label("big", value)
+        .ReplicatedJob(MakeReplicatedJob("w"))
+        .Obj();
+  };
   out.push_back({"a 1 MiB label value, changed in the JobSet's metadata",
-                 update(labelled_new, labelled_old), 200, "", true, ""});
-  Json template_old = jobset({replicated_job("w")});
-  template_old["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"] = {
-      {"labels", {{"big", big_a}}}};
-  Json template_new = template_old;
-  template_new["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["labels"]
-              ["big"] = big_b;
+                 update_text(labelled(big_a), labelled(big_b)), 200, "", true, ""});
+  const auto pod_labelled = [](const std::string& value) {
+    return MakeJobSet("js")
+        .Namespace("default")
+        .ReplicatedJob(MakeReplicatedJob("w").PodLabel("big", value))
+        .Obj();
+  };
   out.push_back({"a 1 MiB pod-template label value that changes",
-                 update(template_new, template_old), 200, "", false,
+                 update_text(pod_labelled(big_a), pod_labelled(big_b)), 200, "", false,
                  "Invalid value: \"" + std::string(75, 'b') + "...\": field is immutable"});
   Json old_jobs = Json::array(), scaled = Json::array(), changed = Json::array();
   for (int i = 0; i < 10000; ++i) {
     const std::string name = "rj-" + std::to_string(i);
-    old_jobs.push_back(replicated_job(name));
-    scaled.push_back(replicated_job(name));
-    scaled.back()["replicas"] = 3;
-    changed.push_back(replicated_job(name, "bash:5.2"));
+    old_jobs.push_back(MakeReplicatedJob(name).Obj());
+    scaled.push_back(MakeReplicatedJob(name).Replicas(3).Obj());
+    changed.push_back(MakeReplicatedJob(name).Image("bash:5.2").Obj());
   }
-  out.push_back({"10,000 replicatedJobs, all scaled", update(jobset(scaled), jobset(old_jobs)), 200,
-                 "", true, ""});
+  out.push_back({"10,000 replicatedJobs, all scaled",
+                 update_text(jobset_of(old_jobs), jobset_of(scaled)), 200, "", true, ""});
   out.push_back({"10,000 replicatedJobs, every image changed",
-                 update(jobset(changed), jobset(old_jobs)), 200, "", false, ", and 9990 more]"});
+                 update_text(jobset_of(old_jobs), jobset_of(changed)), 200, "", false,
+                 ", and 9990 more]"});
   return out;
 }
 

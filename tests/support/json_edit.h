@@ -18,7 +18,12 @@ inline Json with(Json js, const std::string& pointer, Json value) {
 // js without the member or element at pointer.
 inline Json without(Json js, const std::string& pointer) {
   const Json::json_pointer p(pointer);
-  js[p.parent_pointer()].erase(p.back());
+  Json& parent = js[p.parent_pointer()];
+  if (parent.is_array()) {
+    parent.erase(std::stoul(p.back()));
+  } else {
+    parent.erase(p.back());
+  }
   return js;
 }
 

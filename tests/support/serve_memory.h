@@ -35,25 +35,30 @@ inline long status_kib(pid_t pid, const std::string& field) {
 inline std::string large_update_review(std::size_t target_bytes, const std::string& uid) {
   Json old_jobs = Json::array();
   const auto job = [](int i) {
-    Json rj = replicated_job("rj-" + std::to_string(i),
-                             "registry.example/train:v1.2." + std::to_string(i % 7));
-    auto& c = rj["template"]["spec"]["template"]["spec"]["containers"][0];
-    c["args"] = {"--epochs=10", "--batch-size=64", "--shard=" + std::to_string(i)};
+    Json env = Json::array();
     for (int e = 0; e < 6; ++e) {
-      c["env"].push_back({{"name", "VAR_" + std::to_string(e)}, {"value", std::to_string(i * e)}});
+      env.push_back({{"name", "VAR_" + std::to_string(e)}, {"value", std::to_string(i * e)}});
     }
-    c["resources"] = {{"limits", {{"cpu", "4"}, {"memory", "8Gi"}}},
-                      {"requests", {{"cpu", "2"}, {"memory", "4Gi"}}}};
-    c["ports"] = {{{"containerPort", 8080}, {"name", "http"}, {"protocol", "TCP"}}};
-    c["volumeMounts"] = {{{"mountPath", "/data"}, {"name", "data"}, {"readOnly", true}}};
-    return rj;
+    return MakeReplicatedJob("rj-" + std::to_string(i))
+        .PodSpec(
+            "containers",
+            {{{"name", "main"},
+              {"image", "registry.example/train:v1.2." + std::to_string(i % 7)},
+              {"args", {"--epochs=10", "--batch-size=64", "--shard=" + std::to_string(i)}},
+              {"env", env},
+              {"resources",
+               {{"limits", {{"cpu", "4"}, {"memory", "8Gi"}}},
+                {"requests", {{"cpu", "2"}, {"memory", "4Gi"}}}}},
+              {"ports", {{{"containerPort", 8080}, {"name", "http"}, {"protocol", "TCP"}}}},
+              {"volumeMounts", {{{"mountPath", "/data"}, {"name", "data"}, {"readOnly", true}}}}}})
+        .Obj();
   };
   std::string body;
   for (int n = 64;; n *= 2) {
     while (static_cast<int>(old_jobs.size()) < n) old_jobs.push_back(job(old_jobs.size()));
     Json scaled = old_jobs;
     scaled[0]["replicas"] = 2;
-    body = update(jobset(scaled), jobset(old_jobs), uid);
+    body = update_text(jobset_of(old_jobs), jobset_of(scaled), uid);
     if (body.size() >= target_bytes) break;
   }
   // Trimmed to about the target by dropping whole jobs from both sides.
@@ -64,7 +69,7 @@ inline std::string large_update_review(std::size_t target_bytes, const std::stri
                    old_jobs.end());
     Json scaled = old_jobs;
     scaled[0]["replicas"] = 2;
-    body = update(jobset(scaled), jobset(old_jobs), uid);
+    body = update_text(jobset_of(old_jobs), jobset_of(scaled), uid);
   }
   return body;
 }

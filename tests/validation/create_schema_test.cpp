@@ -6,44 +6,27 @@
 #include "jobset_webhook/decide.h"
 #include "jobset_webhook/validation/create.h"
 #include "validation/quantity.h"
+#include "support/jobset_builder.h"
+#include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::Parsed;
+using jobset_webhook::testing::with;
+using jobset_webhook::testing::without;
 
 namespace {
 
-Json rjob(const std::string& name) {
-  return {
-      {"name", name},
-      {"template",
-       {{"spec",
-         {{"template", {{"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}}}}}}}};
-}
-
+// Two replicatedJobs, "a" and "b", with replicas left to the schema's default.
 Json jobset() {
-  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-          {"kind", "JobSet"},
-          {"metadata", {{"name", "js"}}},
-          {"spec", {{"replicatedJobs", {rjob("a"), rjob("b")}}}}};
-}
-
-Json with(Json js, const std::string& pointer, Json value) {
-  js[Json::json_pointer(pointer)] = std::move(value);
-  return js;
-}
-
-Json without(Json js, const std::string& pointer) {
-  const Json::json_pointer p(pointer);
-  auto& parent = js[p.parent_pointer()];
-  if (parent.is_array()) {
-    parent.erase(std::stoul(p.back()));
-  } else {
-    parent.erase(p.back());
-  }
-  return js;
+  return MakeJobSet("js")
+      .ReplicatedJob(MakeReplicatedJob("a").Unset("/replicas"))
+      .ReplicatedJob(MakeReplicatedJob("b").Unset("/replicas"))
+      .Obj();
 }
 
 Json many(std::size_t n, const Json& entry) { return Json(n, entry); }

@@ -9,66 +9,36 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/jobset_builder.h"
+#include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::Parsed;
+using jobset_webhook::testing::ReplicatedJobBuilder;
+using jobset_webhook::testing::with;
 
 namespace {
 
-const Json kPodTemplate = {
-    {"spec", {{"containers", {{{"name", "test"}, {"image", "bash:latest"}}}}}}};
-
-// A ReplicatedJob as upstream's cases write it: groupName "default", the given replicas, and a
-// Job spec holding the pod template plus any extra fields.
-Json rjob(const std::string& name, std::int64_t replicas = 1, Json job_spec = Json::object(),
-          Json pod = kPodTemplate) {
-  job_spec["template"] = std::move(pod);
-  return {{"name", name},
-          {"groupName", "default"},
-          {"replicas", replicas},
-          {"template", {{"spec", std::move(job_spec)}}}};
+// A ReplicatedJob as upstream's cases write it: groupName "default", one replica, one container
+// "test" running bash:latest.
+ReplicatedJobBuilder rjob(const std::string& name) {
+  return MakeReplicatedJob(name).GroupName("default").Container("test", "bash:latest");
 }
 
-Json indexed(std::int64_t completions, std::int64_t parallelism) {
-  return {
-      {"completionMode", "Indexed"}, {"completions", completions}, {"parallelism", parallelism}};
+// Its container mounting this volume at /test/path.
+ReplicatedJobBuilder mounting(const std::string& name, const std::string& volume) {
+  return rjob(name).VolumeMount(volume, "/test/path");
 }
 
-Json pod_mounting(const std::string& volume, bool init_container = false) {
-  Json container = {{"name", init_container ? "test-init" : "test"},
-                    {"image", "bash:latest"},
-                    {"volumeMounts", {{{"name", volume}, {"mountPath", "/test/path"}}}}};
-  return {{"spec", {{init_container ? "initContainers" : "containers", {container}}}}};
-}
-
-Json jobset(Json spec, const std::string& name = "js") {
-  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-          {"kind", "JobSet"},
-          {"metadata", {{"name", name}}},
-          {"spec", std::move(spec)}};
-}
-
-Json with(Json js, const std::string& pointer, Json value) {
-  js[Json::json_pointer(pointer)] = std::move(value);
-  return js;
-}
-
-Json claim_policy(const std::string& template_name, const std::string& when_deleted = "Delete") {
-  return {{"templates",
-           {{{"metadata", {{"name", template_name}}},
-             {"spec",
-              {{"accessModes", {"ReadWriteMany"}},
-               {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}},
-          {"retentionPolicy", {{"whenDeleted", when_deleted}}}};
-}
-
-Json depends_on(std::initializer_list<const char*> names) {
-  Json deps = Json::array();
-  for (const char* n : names) deps.push_back({{"name", n}, {"status", "Complete"}});
-  return deps;
+// Indexed, with these completions and parallelism.
+ReplicatedJobBuilder indexed(const std::string& name, std::int64_t completions,
+                             std::int64_t parallelism) {
+  return rjob(name).Indexed(completions).Parallelism(parallelism);
 }
 
 Policy gates(bool in_place_restart, bool restart_job) {
@@ -115,45 +85,55 @@ TEST_CASE("Upstream's general create cases, translated", "[validation][create]")
   const Json all = {{"operator", "All"}};
   run_cases({
       {"number of pods exceeds the limit",
-       jobset({{"replicatedJobs",
-                {rjob("test-jobset-replicated-job-0", 2147483647, {{"parallelism", 2147483647}}),
-                 rjob("test-jobset-replicated-job-1", -2147483648LL,
-                      {{"parallelism", -2147483648LL}})}},
-               {"successPolicy", all}}),
+       MakeJobSet("js")
+           .ReplicatedJob(
+               rjob("test-jobset-replicated-job-0").Replicas(2147483647).Parallelism(2147483647))
+           .ReplicatedJob(rjob("test-jobset-replicated-job-1")
+                              .Replicas(-2147483648LL)
+                              .Parallelism(-2147483648LL))
+           .SuccessPolicy(all)
+           .Obj(),
        "[<nil>: Internal error: the product of replicas and parallelism must not exceed 2147483647 "
        "for replicatedJob "
        "'test-jobset-replicated-job-0', <nil>: Internal error: the product of replicas and "
        "parallelism must not exceed "
        "2147483647 for replicatedJob 'test-jobset-replicated-job-1']"},
       {"number of pods within the limit",
-       jobset({{"replicatedJobs", {rjob("test-jobset-replicated-job-0")}}, {"successPolicy", all}}),
+       MakeJobSet("js")
+           .ReplicatedJob(rjob("test-jobset-replicated-job-0"))
+           .SuccessPolicy(all)
+           .Obj(),
        ""},
       {"success policy has non matching replicated job",
-       jobset({{"replicatedJobs", {rjob("test-jobset-replicated-job-0")}},
-               {"successPolicy",
-                {{"operator", "All"}, {"targetReplicatedJobs", {"does not exist"}}}}}),
+       MakeJobSet("js")
+           .ReplicatedJob(rjob("test-jobset-replicated-job-0"))
+           .SuccessPolicy({{"operator", "All"}, {"targetReplicatedJobs", {"does not exist"}}})
+           .Obj(),
        "<nil>: Internal error: invalid replicatedJob name 'does not exist' does not appear in "
        ".spec.ReplicatedJobs"},
       {"network has invalid dns name",
-       jobset({{"network", {{"enableDNSHostnames", true}, {"subdomain", kA64}}},
-               {"replicatedJobs", {rjob("test-jobset-replicated-job-0")}},
-               {"successPolicy", all}}),
+       MakeJobSet("js")
+           .EnableDNSHostnames(true)
+           .NetworkSubdomain(kA64)
+           .ReplicatedJob(rjob("test-jobset-replicated-job-0"))
+           .SuccessPolicy(all)
+           .Obj(),
        "spec.network.subdomain: Invalid value: \"" + kA64 +
            "\": .spec.network.subdomain is too long, must be less than 63 characters"},
       {"jobset name with invalid character",
-       jobset({{"replicatedJobs", {rjob("username.llama65b")}}, {"successPolicy", all}}),
+       MakeJobSet("js").ReplicatedJob(rjob("username.llama65b")).SuccessPolicy(all).Obj(),
        "spec.replicatedJobs[0].name: Invalid value: \"js-username.llama65b-0\": " + kDns1035Format},
       {"group name is not DNS 1035 compliant",
-       jobset({{"replicatedJobs", {with(rjob("rj"), "/groupName", kA64)}}, {"successPolicy", all}}),
+       MakeJobSet("js").ReplicatedJob(rjob("rj").GroupName(kA64)).SuccessPolicy(all).Obj(),
        "spec.replicatedJobs[0].groupName: Invalid value: \"" + kA64 +
            "\": .spec.replicatedJob[].groupName is too long, must be less than 63 characters"},
       {"jobset name will result in job name being too long",
-       jobset({{"replicatedJobs", {rjob("rj", 101)}}, {"successPolicy", all}}, kA62),
+       MakeJobSet(kA62).ReplicatedJob(rjob("rj").Replicas(101)).SuccessPolicy(all).Obj(),
        "spec.replicatedJobs[0].name: Invalid value: \"" + kA62 +
            "-rj-100\": JobSet name is too long, job names generated for this JobSet will exceed 63 "
            "characters"},
       {"jobset name will result in a pod name being too long",
-       jobset({{"replicatedJobs", {rjob("rj", 1, indexed(1, 1))}}, {"successPolicy", all}}, kA56),
+       MakeJobSet(kA56).ReplicatedJob(indexed("rj", 1, 1)).SuccessPolicy(all).Obj(),
        "spec.replicatedJobs[0].name: Invalid value: \"" + kA56 +
            "-rj-0\": JobSet name is too long, pod names generated for this JobSet will exceed 63 "
            "characters"},
@@ -161,11 +141,10 @@ TEST_CASE("Upstream's general create cases, translated", "[validation][create]")
 }
 
 TEST_CASE("Upstream's managedBy create cases, translated", "[validation][create]") {
-  const auto spec = [](Json managed_by) {
-    Json s = {{"replicatedJobs", {rjob("rj", 1, indexed(1, 1))}},
-              {"successPolicy", Json::object()}};
-    if (!managed_by.is_null()) s["managedBy"] = std::move(managed_by);
-    return jobset(std::move(s));
+  const auto spec = [](const std::string& managed_by) {
+    auto js = MakeJobSet("js").ReplicatedJob(indexed("rj", 1, 1)).SuccessPolicy(Json::object());
+    if (!managed_by.empty()) js.ManagedBy(managed_by);
+    return js.Obj();
   };
   run_cases({
       {"jobset controller name is not a domain-prefixed path",
@@ -174,15 +153,17 @@ TEST_CASE("Upstream's managedBy create cases, translated", "[validation][create]
       {"jobset controller name is too long", spec("foo.bar/" + std::string(63, 'a')),
        "spec.managedBy: Too long: may not be more than 63 bytes"},
       {"jobset controller name is set and valid", spec("jobset.sigs.k8s.io/jobset-controller"), ""},
-      {"jobset controller name is unset", spec(nullptr), ""},
+      {"jobset controller name is unset", spec(""), ""},
   });
 }
 
 TEST_CASE("Upstream's failure policy create cases, translated", "[validation][create]") {
   const auto spec = [](Json failure_policy) {
-    return jobset({{"replicatedJobs", {rjob("rj", 1, indexed(1, 1))}},
-                   {"failurePolicy", std::move(failure_policy)},
-                   {"successPolicy", Json::object()}});
+    return MakeJobSet("js")
+        .ReplicatedJob(indexed("rj", 1, 1))
+        .FailurePolicy(std::move(failure_policy))
+        .SuccessPolicy(Json::object())
+        .Obj();
   };
   const std::string length0 =
       "<nil>: Internal error: invalid failure policy rule name of length 0, the rule name must be "
@@ -191,9 +172,11 @@ TEST_CASE("Upstream's failure policy create cases, translated", "[validation][cr
   const std::string unnamed =
       "<nil>: Internal error: invalid failure policy rule name '', " + kRuleNameFormat;
   const auto restart_job = [](const char* action, const char* name, std::int64_t replicas) {
-    return jobset({{"replicatedJobs", {rjob("rj", replicas, indexed(1, 1))}},
-                   {"failurePolicy", {{"rules", {{{"action", action}, {"name", name}}}}}},
-                   {"successPolicy", Json::object()}});
+    return MakeJobSet("js")
+        .ReplicatedJob(indexed("rj", 1, 1).Replicas(replicas))
+        .FailurePolicy({{"rules", {{{"action", action}, {"name", name}}}}})
+        .SuccessPolicy(Json::object())
+        .Obj();
   };
   run_cases({
       {"failure policy rule name is valid",
@@ -267,16 +250,15 @@ TEST_CASE("Upstream's failure policy create cases, translated", "[validation][cr
 }
 
 TEST_CASE("Upstream's coordinator create cases, translated", "[validation][create]") {
-  const auto two_jobs = [](Json a_spec, Json coordinator) {
-    return jobset({{"coordinator", std::move(coordinator)},
-                   {"replicatedJobs",
-                    {rjob("replicatedjob-a", 2, std::move(a_spec)),
-                     rjob("replicatedjob-b", 2, indexed(2, 2))}},
-                   {"successPolicy", Json::object()}});
+  const auto two_jobs = [](const ReplicatedJobBuilder& a, const std::string& rj, int job, int pod) {
+    return MakeJobSet("js")
+        .Coordinator(rj, job, pod)
+        .ReplicatedJob(a)
+        .ReplicatedJob(indexed("replicatedjob-b", 2, 2).Replicas(2))
+        .SuccessPolicy(Json::object())
+        .Obj();
   };
-  const auto at = [](const std::string& rj, int job, int pod) {
-    return Json{{"replicatedJob", rj}, {"jobIndex", job}, {"podIndex", pod}};
-  };
+  const auto indexed_a = indexed("replicatedjob-a", 2, 2).Replicas(2);
   const auto label_error = [](const std::string& endpoint) {
     return "<nil>: Internal error: spec will lead to invalid label value \"" + endpoint +
            "\" for coordinator label \"jobset.sigs.k8s.io/coordinator\" (long JobSet / "
@@ -288,146 +270,172 @@ TEST_CASE("Upstream's coordinator create cases, translated", "[validation][creat
   const std::string pod_too_long =
       "JobSet name is too long, pod names generated for this JobSet will exceed 63 characters";
   run_cases({
-      {"coordinator replicated job does not exist", two_jobs(indexed(2, 2), at("fake-rjob", 0, 0)),
+      {"coordinator replicated job does not exist", two_jobs(indexed_a, "fake-rjob", 0, 0),
        "<nil>: Internal error: coordinator replicatedJob fake-rjob does not exist"},
       {"coordinator replicated job missing completions",
-       two_jobs({{"completionMode", "Indexed"}, {"parallelism", 2}}, at("replicatedjob-a", 0, 0)),
+       two_jobs(rjob("replicatedjob-a").Replicas(2).CompletionMode("Indexed").Parallelism(2),
+                "replicatedjob-a", 0, 0),
        "<nil>: Internal error: job for coordinator pod must be indexed completion mode, and "
        "completions number must be set"},
-      {"coordinator job index invalid", two_jobs(indexed(2, 2), at("replicatedjob-a", 2, 0)),
+      {"coordinator job index invalid", two_jobs(indexed_a, "replicatedjob-a", 2, 0),
        "<nil>: Internal error: coordinator job index 2 is invalid for replicatedJob "
        "replicatedjob-a"},
-      {"coordinator pod index invalid", two_jobs(indexed(2, 2), at("replicatedjob-a", 0, 2)),
+      {"coordinator pod index invalid", two_jobs(indexed_a, "replicatedjob-a", 0, 2),
        "<nil>: Internal error: coordinator pod index 2 is invalid for replicatedJob "
        "replicatedjob-a job index 0"},
       {"coordinator label value is too long due to long JobSet name",
-       jobset({{"coordinator", at("replicatedjob-a", 0, 0)},
-               {"replicatedJobs", {rjob("replicatedjob-a", 1, indexed(1, 1))}},
-               {"successPolicy", Json::object()}},
-              kA60),
+       MakeJobSet(kA60)
+           .Coordinator("replicatedjob-a", 0, 0)
+           .ReplicatedJob(indexed("replicatedjob-a", 1, 1))
+           .SuccessPolicy(Json::object())
+           .Obj(),
        "[spec.replicatedJobs[0].name: Invalid value: \"" + kA60 + "-replicatedjob-a-0\": " +
            job_too_long + ", spec.replicatedJobs[0].name: Invalid value: \"" + kA60 +
            "-replicatedjob-a-0\": " + pod_too_long + ", " +
            label_error(kA60 + "-replicatedjob-a-0-0." + kA60) + "]"},
       {"coordinator label value is too long due to long ReplicatedJob name",
-       jobset({{"coordinator", at(kA60, 0, 0)},
-               {"replicatedJobs", {rjob(kA60, 1, indexed(1, 1))}},
-               {"successPolicy", Json::object()}},
-              "jobset"),
+       MakeJobSet("jobset")
+           .Coordinator(kA60, 0, 0)
+           .ReplicatedJob(indexed(kA60, 1, 1))
+           .SuccessPolicy(Json::object())
+           .Obj(),
        "[spec.replicatedJobs[0].name: Invalid value: \"jobset-" + kA60 + "-0\": " + job_too_long +
            ", spec.replicatedJobs[0].name: Invalid value: \"jobset-" + kA60 +
            "-0\": " + pod_too_long + ", " + label_error("jobset-" + kA60 + "-0-0.jobset") + "]"},
       {"coordinator label value is too long due to long SubDomain",
-       jobset({{"network", {{"subdomain", kA60}}},
-               {"coordinator", at("replicatedjob-a", 0, 0)},
-               {"replicatedJobs", {rjob("replicatedjob-a", 1, indexed(1, 1))}},
-               {"successPolicy", Json::object()}},
-              "jobset"),
+       MakeJobSet("jobset")
+           .NetworkSubdomain(kA60)
+           .Coordinator("replicatedjob-a", 0, 0)
+           .ReplicatedJob(indexed("replicatedjob-a", 1, 1))
+           .SuccessPolicy(Json::object())
+           .Obj(),
        label_error("jobset-replicatedjob-a-0-0." + kA60)},
   });
 }
 
 TEST_CASE("Upstream's dependsOn create cases, translated", "[validation][create]") {
-  const auto three = [](Json deps2, Json deps3) {
-    Json rj2 = rjob("job-2"), rj3 = rjob("job-3");
-    if (!deps2.is_null()) rj2["dependsOn"] = std::move(deps2);
-    if (!deps3.is_null()) rj3["dependsOn"] = std::move(deps3);
-    return jobset(
-        {{"successPolicy", Json::object()}, {"replicatedJobs", {rjob("job-1"), rj2, rj3}}});
+  using Names = std::initializer_list<const char*>;
+  const auto three = [](Names deps2, Names deps3) {
+    auto rj2 = rjob("job-2"), rj3 = rjob("job-3");
+    for (const char* d : deps2) rj2.DependsOn(d);
+    for (const char* d : deps3) rj3.DependsOn(d);
+    return MakeJobSet("js")
+        .SuccessPolicy(Json::object())
+        .ReplicatedJob(rjob("job-1"))
+        .ReplicatedJob(rj2)
+        .ReplicatedJob(rj3)
+        .Obj();
   };
   run_cases({
       {"DependsOn is valid since job-2 depends on job-1 and job-3 depends on job-1",
-       three(depends_on({"job-1"}), depends_on({"job-1"})), ""},
+       three({"job-1"}, {"job-1"}), ""},
       {"DependsOn is valid since job-2 depends on job-1 and job-3 depends on job-2",
-       three(depends_on({"job-1"}), depends_on({"job-2"})), ""},
-      {"DependsOn is valid since job-3 depends on job-1 and job-2",
-       three(nullptr, depends_on({"job-1", "job-2"})), ""},
-      {"DependsOn is invalid since job-2 depends on job-3",
-       three(depends_on({"job-3"}), depends_on({"job-1"})),
+       three({"job-1"}, {"job-2"}), ""},
+      {"DependsOn is valid since job-3 depends on job-1 and job-2", three({}, {"job-1", "job-2"}),
+       ""},
+      {"DependsOn is invalid since job-2 depends on job-3", three({"job-3"}, {"job-1"}),
        "<nil>: Internal error: replicatedJob: job-2 cannot depend on replicatedJob: job-3"},
       {"DependsOn is invalid since job-2 depends on job-3 and job-1",
-       three(depends_on({"job-1", "job-3"}), depends_on({"job-1"})),
+       three({"job-1", "job-3"}, {"job-1"}),
        "<nil>: Internal error: replicatedJob: job-2 cannot depend on replicatedJob: job-3"},
       {"job-2 depends on invalid ReplicatedJob",
-       jobset({{"successPolicy", Json::object()},
-               {"replicatedJobs",
-                {rjob("job-1"), with(rjob("job-2"), "/dependsOn", depends_on({"invalid"}))}}}),
+       MakeJobSet("js")
+           .SuccessPolicy(Json::object())
+           .ReplicatedJob(rjob("job-1"))
+           .ReplicatedJob(rjob("job-2").DependsOn("invalid"))
+           .Obj(),
        "<nil>: Internal error: replicatedJob: job-2 cannot depend on replicatedJob: invalid"},
       {"dependsOn should not fail if there are no replicated jobs",
-       jobset({{"successPolicy", Json::object()}, {"replicatedJobs", Json::array()}}), ""},
+       MakeJobSet("js").SuccessPolicy(Json::object()).Obj(), ""},
       {"dependsOn cannot be set for first replicated job",
-       jobset({{"successPolicy", Json::object()},
-               {"replicatedJobs", {with(rjob("job-1"), "/dependsOn", depends_on({"invalid"}))}}}),
+       MakeJobSet("js")
+           .SuccessPolicy(Json::object())
+           .ReplicatedJob(rjob("job-1").DependsOn("invalid"))
+           .Obj(),
        "[<nil>: Internal error: DependsOn can't be set for the first ReplicatedJob, <nil>: "
        "Internal error: "
        "replicatedJob: job-1 cannot depend on replicatedJob: invalid]"},
       // Not upstream's: Go sees a non-nil empty slice; and a job may name itself.
       {"an explicit empty dependsOn on the first replicated job is rejected too",
-       jobset({{"successPolicy", Json::object()},
-               {"replicatedJobs", {with(rjob("job-1"), "/dependsOn", Json::array())}}}),
+       MakeJobSet("js")
+           .SuccessPolicy(Json::object())
+           .ReplicatedJob(rjob("job-1").Set("/dependsOn", Json::array()))
+           .Obj(),
        "<nil>: Internal error: DependsOn can't be set for the first ReplicatedJob"},
       {"a replicated job may depend on itself, as upstream allows",
-       jobset({{"successPolicy", Json::object()},
-               {"replicatedJobs",
-                {rjob("job-1"), with(rjob("job-2"), "/dependsOn", depends_on({"job-2"}))}}}),
+       MakeJobSet("js")
+           .SuccessPolicy(Json::object())
+           .ReplicatedJob(rjob("job-1"))
+           .ReplicatedJob(rjob("job-2").DependsOn("job-2"))
+           .Obj(),
        ""},
   });
 }
 
 TEST_CASE("Upstream's volumeClaimPolicy create cases, translated", "[validation][create]") {
-  const auto spec = [](Json policies, Json rjobs) {
-    return jobset({{"successPolicy", Json::object()},
-                   {"volumeClaimPolicies", std::move(policies)},
-                   {"replicatedJobs", std::move(rjobs)}});
+  // job-1 mounting this volume; its JobSet claims it (with this retention policy).
+  const auto claimed = [](const std::string& volume, const std::string& when_deleted = "Delete") {
+    return MakeJobSet("js")
+        .SuccessPolicy(Json::object())
+        .VolumeClaimPolicy(volume, when_deleted)
+        .ReplicatedJob(mounting("job-1", volume));
   };
-  Json conflicting_pod = pod_mounting("conflicting-volume");
-  conflicting_pod["spec"]["volumes"] = {
-      {{"name", "conflicting-volume"}, {"emptyDir", Json::object()}}};
   run_cases({
       {"volumeClaimPolicy is valid since volume exists in the container",
-       spec({claim_policy("test-volume")},
-            {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}),
-       ""},
+       claimed("test-volume").Obj(), ""},
       {"volumeClaimPolicy is valid since volume exists in the initContainer",
-       spec({claim_policy("test-volume")},
-            {rjob("job-1"), rjob("job-2", 1, Json::object(), pod_mounting("test-volume", true))}),
+       MakeJobSet("js")
+           .SuccessPolicy(Json::object())
+           .VolumeClaimPolicy("test-volume")
+           .ReplicatedJob(rjob("job-1"))
+           .ReplicatedJob(
+               rjob("job-2")
+                   .Unset("/template/spec/template/spec/containers")
+                   .AddInitContainer({{"name", "test-init"},
+                                      {"image", "bash:latest"},
+                                      {"volumeMounts",
+                                       {{{"name", "test-volume"}, {"mountPath", "/test/path"}}}}}))
+           .Obj(),
        ""},
       {"volumeClaimPolicy is invalid since template names are not unique",
-       spec({claim_policy("duplicate-volume"), claim_policy("duplicate-volume", "Retain")},
-            {rjob("job-1", 1, Json::object(), pod_mounting("duplicate-volume"))}),
+       claimed("duplicate-volume").VolumeClaimPolicy("duplicate-volume", "Retain").Obj(),
        "spec.volumeClaimPolicies[1].template[0].name: Invalid value: \"duplicate-volume\": names "
        "must be unique for "
        "VolumeClaimPolicies template"},
       {"volumeClaimPolicy is invalid since template name has uppercase letters",
-       spec({claim_policy("InvalidVolumeName")},
-            {rjob("job-1", 1, Json::object(), pod_mounting("InvalidVolumeName"))}),
+       claimed("InvalidVolumeName").Obj(),
        "spec.volumeClaimPolicies[0].template[0].name: Invalid value: \"InvalidVolumeName\": a "
        "lowercase RFC 1123 "
        "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
        "and end with an "
        "alphanumeric character (e.g. 'example.com', regex used for validation is "
        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
-      {"volumeClaimPolicy is invalid since template name is too long",
-       spec({claim_policy(kA64)}, {rjob("job-1", 1, Json::object(), pod_mounting(kA64))}),
+      {"volumeClaimPolicy is invalid since template name is too long", claimed(kA64).Obj(),
        "spec.volumeClaimPolicies[0].template[0].name: Invalid value: \"" + kA64 +
            "\": VolumeClaimPolicies template name is too long"},
       {"volumeClaimPolicy is invalid since no matching volumeMount in containers",
-       spec({claim_policy("test-volume")}, {rjob("job-1")}),
+       MakeJobSet("js")
+           .SuccessPolicy(Json::object())
+           .VolumeClaimPolicy("test-volume")
+           .ReplicatedJob(rjob("job-1"))
+           .Obj(),
        // The value is the replicatedJobs list as JSON, cut to 80 bytes.
        R"(spec.replicatedJobs: Invalid value: [{"groupName":"default","name":"job-1","replicas":1,"template":{"spec":{"temp...: )"
        "replicatedJob containers don't have a matching volumeMount: test-volume from "
        "VolumeClaimPolicies"},
       {"volumeClaimPolicy is invalid since volume name conflicts with existing volume",
-       spec({claim_policy("conflicting-volume")},
-            {rjob("job-1", 1, Json::object(), conflicting_pod)}),
+       MakeJobSet("js")
+           .SuccessPolicy(Json::object())
+           .VolumeClaimPolicy("conflicting-volume")
+           .ReplicatedJob(
+               mounting("job-1", "conflicting-volume")
+                   .AddVolume({{"name", "conflicting-volume"}, {"emptyDir", Json::object()}}))
+           .Obj(),
        "spec.replicatedJobs[0].template.spec.template.spec.volumes[0].name: Invalid value: "
        "\"conflicting-volume\": "
        "volume name conflicts with VolumeClaimPolicy template name: conflicting-volume"},
       {"volumeClaimPolicy is valid when existing PVC matches template spec",
-       with(spec({claim_policy("test-volume", "Retain")},
-                 {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}),
-            "/metadata/namespace", "default"),
-       ""},
+       claimed("test-volume", "Retain").Namespace("default").Obj(), ""},
   });
 }
 
@@ -437,20 +445,24 @@ TEST_CASE("Checks that need an existing PVC from the cluster are not made",
   // spec differs from it ("spec does not match existing PVC ...") or a retention policy other than
   // Retain ("retentionPolicy must be retain when PVC exists"). Without cluster access the same
   // JobSets are accepted here: the PVC cannot be seen.
-  const Json js = with(
-      jobset({{"successPolicy", Json::object()},
-              {"volumeClaimPolicies", {claim_policy("test-volume", "Delete")}},
-              {"replicatedJobs", {rjob("job-1", 1, Json::object(), pod_mounting("test-volume"))}}}),
-      "/metadata/namespace", "default");
-  const Parsed parsed(js);
+  const Parsed parsed(MakeJobSet("js")
+                          .Namespace("default")
+                          .SuccessPolicy(Json::object())
+                          .VolumeClaimPolicy("test-volume", "Delete")
+                          .ReplicatedJob(mounting("job-1", "test-volume"))
+                          .Obj());
   CHECK(v::validate_create_rules(parsed, Policy{}).empty());
 }
 
 TEST_CASE("Upstream's in-place restart create cases, translated", "[validation][create]") {
-  const auto spec = [](Json job_spec) {
-    return jobset({{"successPolicy", Json::object()},
-                   {"failurePolicy", {{"restartStrategy", "InPlaceRestart"}}},
-                   {"replicatedJobs", {rjob("job-1", 1, std::move(job_spec))}}});
+  const auto spec = [](const Json& job_spec) {
+    auto job_1 = rjob("job-1");
+    for (const auto& [key, value] : job_spec.items()) job_1.JobSpec(key, value);
+    return MakeJobSet("js")
+        .SuccessPolicy(Json::object())
+        .FailurePolicy({{"restartStrategy", "InPlaceRestart"}})
+        .ReplicatedJob(job_1)
+        .Obj();
   };
   const Json ready = {{"parallelism", 1},
                       {"completions", 1},
@@ -497,21 +509,19 @@ TEST_CASE("Upstream's in-place restart create cases, translated", "[validation][
 TEST_CASE("Child names are checked against the name generateName will produce",
           "[validation][create]") {
   const std::string generate_name = std::string(49, 'a') + "-";
-  const auto js = [&](Json spec) {
-    Json j = jobset(std::move(spec));
-    j["metadata"] = {{"generateName", generate_name}};
-    return j;
+  const auto js = [&](const ReplicatedJobBuilder& rjob) {
+    return MakeJobSet("")
+        .GenerateName(generate_name)
+        .ReplicatedJob(rjob)
+        .SuccessPolicy({{"operator", "All"}});
   };
   run_cases({
-      {"generateName that produces overlong child job names is rejected",
-       js({{"replicatedJobs", {rjob("worker")}}, {"successPolicy", {{"operator", "All"}}}}),
+      {"generateName that produces overlong child job names is rejected", js(rjob("worker")).Obj(),
        "spec.replicatedJobs[0].name: Invalid value: \"" + generate_name +
            "xxxxx-worker-0\": JobSet name is too long, job names generated for this JobSet will "
            "exceed 63 characters"},
       {"generateName that produces overlong PVC names is rejected",
-       js({{"replicatedJobs", {rjob("worker", 1, Json::object(), pod_mounting("datasets"))}},
-           {"successPolicy", {{"operator", "All"}}},
-           {"volumeClaimPolicies", {claim_policy("datasets")}}}),
+       js(mounting("worker", "datasets")).VolumeClaimPolicy("datasets").Obj(),
        "[spec.replicatedJobs[0].name: Invalid value: \"" + generate_name +
            "xxxxx-worker-0\": JobSet name is too long, job names generated for this JobSet will "
            "exceed 63 characters, "
@@ -523,6 +533,7 @@ TEST_CASE("Child names are checked against the name generateName will produce",
 
 TEST_CASE("The name for validation is the name, else the one generateName will produce",
           "[validation][create]") {
+  // Bare metadata, as text: the name is all that is read.
   CHECK(v::name_for_validation(Parsed(R"({"metadata":{"name":"js","generateName":"x-"}})")) ==
         "js");
   const Json long_prefix = {{"metadata", {{"generateName", std::string(60, 'a')}}}};
@@ -534,6 +545,7 @@ TEST_CASE("The name for validation is the name, else the one generateName will p
 }
 
 TEST_CASE("Wrong JSON types never crash the create rules", "[validation][create]") {
+  // As text: wrong types and out-of-range numbers that no builder writes.
   const std::vector<std::string> inputs = {
       R"([])",
       R"("x")",
@@ -559,9 +571,9 @@ TEST_CASE("Wrong JSON types never crash the create rules", "[validation][create]
 
 TEST_CASE("Errors without a field name the field that caused them as their origin",
           "[validation][create]") {
-  const auto coordinated = [](Json coordinator, Json a_spec = indexed(2, 2)) {
-    return jobset({{"coordinator", std::move(coordinator)},
-                   {"replicatedJobs", {rjob("a", 2, std::move(a_spec))}}});
+  const auto coordinated = [](Json coordinator,
+                              const ReplicatedJobBuilder& a = indexed("a", 2, 2).Replicas(2)) {
+    return MakeJobSet("js").Set("/spec/coordinator", std::move(coordinator)).ReplicatedJob(a).Obj();
   };
   const auto rule = [](const std::string& name, Json extra = Json::object()) {
     extra["name"] = name;
@@ -578,28 +590,37 @@ TEST_CASE("Errors without a field name the field that caused them as their origi
   restart_job.feature_gates.restart_job = true;
   const std::vector<OriginCase> cases = {
       {"success policy targets",
-       jobset({{"replicatedJobs", {rjob("a")}},
-               {"successPolicy", {{"operator", "All"}, {"targetReplicatedJobs", {"a", "x"}}}}}),
+       MakeJobSet("js")
+           .ReplicatedJob(rjob("a"))
+           .SuccessPolicy({{"operator", "All"}, {"targetReplicatedJobs", {"a", "x"}}})
+           .Obj(),
        {},
        {"spec.successPolicy.targetReplicatedJobs[1]"}},
       {"failure policy rules",
-       jobset({{"replicatedJobs", {rjob("a")}},
-               {"failurePolicy",
-                {{"rules",
-                  {rule("r", {{"targetReplicatedJobs", {"a", "x"}}}),
-                   rule("s", {{"onJobFailureReasons", {"Nope"}}}), rule("r"), rule("1bad")}}}}}),
+       MakeJobSet("js")
+           .ReplicatedJob(rjob("a"))
+           .FailurePolicy(
+               {{"rules",
+                 {rule("r", {{"targetReplicatedJobs", {"a", "x"}}}),
+                  rule("s", {{"onJobFailureReasons", {"Nope"}}}), rule("r"), rule("1bad")}}})
+           .Obj(),
        {},
        {"spec.failurePolicy.rules[0].targetReplicatedJobs[1]",
         "spec.failurePolicy.rules[1].onJobFailureReasons[0]", "spec.failurePolicy.rules[3].name",
         "spec.failurePolicy.rules[2].name"}},
       {"RestartJob without its gate",
-       jobset({{"replicatedJobs", {rjob("a")}},
-               {"failurePolicy", {{"rules", {rule("r"), rule("s", {{"action", "RestartJob"}})}}}}}),
+       MakeJobSet("js")
+           .ReplicatedJob(rjob("a"))
+           .FailurePolicy({{"rules", {rule("r"), rule("s", {{"action", "RestartJob"}})}}})
+           .Obj(),
        {},
        {"spec.failurePolicy.rules[1].action"}},
       {"RestartJob with too many replicas",
-       jobset({{"replicatedJobs", {rjob("a"), rjob("b", 2000)}},
-               {"failurePolicy", {{"rules", {rule("s", {{"action", "RestartJob"}})}}}}}),
+       MakeJobSet("js")
+           .ReplicatedJob(rjob("a"))
+           .ReplicatedJob(rjob("b").Replicas(2000))
+           .FailurePolicy({{"rules", {rule("s", {{"action", "RestartJob"}})}}})
+           .Obj(),
        restart_job,
        {"spec.replicatedJobs[1].replicas"}},
       {"coordinator replicatedJob",
@@ -615,17 +636,18 @@ TEST_CASE("Errors without a field name the field that caused them as their origi
        {},
        {"spec.coordinator.podIndex"}},
       {"coordinator job not indexed",
-       coordinated({{"replicatedJob", "a"}}, {{"parallelism", 2}}),
+       coordinated({{"replicatedJob", "a"}}, rjob("a").Replicas(2).Parallelism(2)),
        {},
        {"spec.replicatedJobs[0].template.spec"}},
       {"dependsOn",
-       jobset(
-           {{"replicatedJobs",
-             {rjob("a"), with(rjob("b"), "/dependsOn", {{{"name", "c"}, {"status", "Ready"}}})}}}),
+       MakeJobSet("js")
+           .ReplicatedJob(rjob("a"))
+           .ReplicatedJob(rjob("b").DependsOn("c", "Ready"))
+           .Obj(),
        {},
        {"spec.replicatedJobs[1].dependsOn[0].name"}},
       {"dependsOn on the first",
-       jobset({{"replicatedJobs", {with(rjob("a"), "/dependsOn", Json::array())}}}),
+       MakeJobSet("js").ReplicatedJob(rjob("a").Set("/dependsOn", Json::array())).Obj(),
        {},
        {"spec.replicatedJobs[0].dependsOn"}},
   };

@@ -1,56 +1,35 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/validation/update.h"
-#include "support/json_edit.h"
+#include "support/jobset_builder.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
+using jobset_webhook::testing::JobSetBuilder;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::Parsed;
-using jobset_webhook::testing::with;
+using jobset_webhook::testing::ReplicatedJobBuilder;
 
 namespace {
 
-Json jobset(const std::string& rjob, int replicas) {
-  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-          {"kind", "JobSet"},
-          {"metadata", {{"name", "js"}, {"namespace", "default"}}},
-          {"spec",
-           {{"replicatedJobs",
-             {{{"name", rjob},
-               {"replicas", replicas},
-               {"template",
-                {{"spec",
-                  {{"template",
-                    {{"spec",
-                      {{"containers", {{{"name", "main"}, {"image", "bash:5.1"}}}}}}}}}}}}}}}}}};
+// JobSet "js" in "default" whose one replicatedJob is rjob.
+JobSetBuilder jobset_of(const ReplicatedJobBuilder& rjob) {
+  return MakeJobSet("js").Namespace("default").ReplicatedJob(rjob);
 }
 
-Json workers(int replicas) { return jobset("workers", replicas); }
-
-const std::string kReplicas = "/spec/replicatedJobs/0/replicas";
-const std::string kJobSpec = "/spec/replicatedJobs/0/template/spec";
-
-Json indexed(Json js, int completions) {
-  return with(with(std::move(js), kJobSpec + "/completionMode", "Indexed"),
-              kJobSpec + "/completions", completions);
+ReplicatedJobBuilder workers(int replicas) {
+  return MakeReplicatedJob("workers").Replicas(replicas);
 }
 
-Json with_coordinator(Json js, int job_index) {
-  return with(std::move(js), "/spec/coordinator",
-              {{"replicatedJob", "workers"}, {"jobIndex", job_index}, {"podIndex", 0}});
-}
+const Json kRestartJobRule = {{"maxRestarts", 3},
+                              {"rules", {{{"name", "restartOne"}, {"action", "RestartJob"}}}}};
 
-Json with_restart_job_rule(Json js) {
-  return with(
-      std::move(js), "/spec/failurePolicy",
-      {{"maxRestarts", 3}, {"rules", {{{"name", "restartOne"}, {"action", "RestartJob"}}}}});
-}
-
-Json with_job_restarts(Json js, Json job_restarts) {
-  return with(std::move(js), "/status/replicatedJobsStatus",
-              {{{"name", "workers"}, {"jobRestarts", std::move(job_restarts)}}});
+// status.replicatedJobsStatus with these jobRestarts for "workers".
+Json job_restarts(Json restarts) {
+  return {{"replicatedJobsStatus", {{{"name", "workers"}, {"jobRestarts", std::move(restarts)}}}}};
 }
 
 Policy restart_job_gate() {
@@ -77,55 +56,62 @@ const std::string k45(45, 'p');
 TEST_CASE("A scale keeps every create rule that reads replicas", "[validation][scale_safety]") {
   const std::vector<Case> cases = {
       // validateCoordinator.
-      {"scale-down below the coordinator's job index", with_coordinator(indexed(workers(4), 1), 3),
-       with_coordinator(indexed(workers(2), 1), 3),
+      {"scale-down below the coordinator's job index",
+       jobset_of(workers(4).Indexed(1)).Coordinator("workers", 3).Obj(),
+       jobset_of(workers(2).Indexed(1)).Coordinator("workers", 3).Obj(),
        "spec.replicatedJobs[0].replicas: Invalid value: 2: coordinator job index 3 is invalid for "
        "replicatedJob workers: every pod's coordinator label would name Job js-workers-3, which "
        "no longer exists; keep replicas at 4 or more, or set spec.coordinator.jobIndex below 2 "
        "in the same update"},
-      {"scale-down that moves the coordinator too", with_coordinator(indexed(workers(4), 1), 3),
-       with_coordinator(indexed(workers(2), 1), 1), ""},
-      {"scale-down that keeps the coordinator's Job", with_coordinator(indexed(workers(6), 1), 3),
-       with_coordinator(indexed(workers(4), 1), 3), ""},
+      {"scale-down that moves the coordinator too",
+       jobset_of(workers(4).Indexed(1)).Coordinator("workers", 3).Obj(),
+       jobset_of(workers(2).Indexed(1)).Coordinator("workers", 1).Obj(), ""},
+      {"scale-down that keeps the coordinator's Job",
+       jobset_of(workers(6).Indexed(1)).Coordinator("workers", 3).Obj(),
+       jobset_of(workers(4).Indexed(1)).Coordinator("workers", 3).Obj(), ""},
       {"scale-down of another replicatedJob than the coordinator's",
-       with(with_coordinator(indexed(workers(4), 1), 3), "/spec/coordinator/replicatedJob",
-            "leader"),
-       with(with_coordinator(indexed(workers(2), 1), 3), "/spec/coordinator/replicatedJob",
-            "leader"),
-       ""},
+       jobset_of(workers(4).Indexed(1)).Coordinator("leader", 3).Obj(),
+       jobset_of(workers(2).Indexed(1)).Coordinator("leader", 3).Obj(), ""},
       {"scale-up towards a coordinator stored out of range",
-       with_coordinator(indexed(workers(2), 1), 3), with_coordinator(indexed(workers(3), 1), 3),
-       ""},
+       jobset_of(workers(2).Indexed(1)).Coordinator("workers", 3).Obj(),
+       jobset_of(workers(3).Indexed(1)).Coordinator("workers", 3).Obj(), ""},
       // The product of replicas and parallelism.
-      {"scale-up past 2147483647 pods", with(workers(1), kJobSpec + "/parallelism", 1073741824),
-       with(workers(3), kJobSpec + "/parallelism", 1073741824),
+      {"scale-up past 2147483647 pods", jobset_of(workers(1).Parallelism(1073741824)).Obj(),
+       jobset_of(workers(3).Parallelism(1073741824)).Obj(),
        "spec.replicatedJobs[0].replicas: Invalid value: 3: the product of replicas and parallelism "
        "must not exceed 2147483647 for replicatedJob 'workers': keep replicas at most 1"},
       {"scale-down of a JobSet stored past 2147483647 pods",
-       with(workers(4), kJobSpec + "/parallelism", 1073741824),
-       with(workers(3), kJobSpec + "/parallelism", 1073741824), ""},
+       jobset_of(workers(4).Parallelism(1073741824)).Obj(),
+       jobset_of(workers(3).Parallelism(1073741824)).Obj(), ""},
       // Job and pod names.
-      {"scale-up to a Job name of 64 characters", jobset(k55, 10), jobset(k55, 10001),
+      {"scale-up to a Job name of 64 characters",
+       jobset_of(MakeReplicatedJob(k55).Replicas(10)).Obj(),
+       jobset_of(MakeReplicatedJob(k55).Replicas(10001)).Obj(),
        "spec.replicatedJobs[0].replicas: Invalid value: 10001: JobSet name is too long, job names "
        "generated for this JobSet will exceed 63 characters: \"js-" +
            k55 + "-10000\" has 64 characters; keep replicas at most 10000"},
-      {"scale-up to the longest Job name that fits", jobset(k55, 10), jobset(k55, 10000), ""},
-      {"scale-up to a pod name of 64 characters", indexed(jobset(k45, 1), 10),
-       indexed(jobset(k45, 10000000), 10),
+      {"scale-up to the longest Job name that fits",
+       jobset_of(MakeReplicatedJob(k55).Replicas(10)).Obj(),
+       jobset_of(MakeReplicatedJob(k55).Replicas(10000)).Obj(), ""},
+      {"scale-up to a pod name of 64 characters",
+       jobset_of(MakeReplicatedJob(k45).Replicas(1).Indexed(10)).Obj(),
+       jobset_of(MakeReplicatedJob(k45).Replicas(10000000).Indexed(10)).Obj(),
        "spec.replicatedJobs[0].replicas: Invalid value: 10000000: JobSet name is too long, pod "
        "names generated for this JobSet will exceed 63 characters: \"js-" +
            k45 + "-9999999-9-abcde\" has 64 characters; keep replicas at most 1000000"},
       // validateFailurePolicy, with the RestartJob gate.
-      {"scale-up past 1024 with a RestartJob rule", with_restart_job_rule(workers(1000)),
-       with_restart_job_rule(workers(1025)),
+      {"scale-up past 1024 with a RestartJob rule",
+       jobset_of(workers(1000)).FailurePolicy(kRestartJobRule).Obj(),
+       jobset_of(workers(1025)).FailurePolicy(kRestartJobRule).Obj(),
        "spec.replicatedJobs[0].replicas: Invalid value: 1025: JobSet cannot have a failure policy "
        "rule with RestartJob or RestartJobAndIgnoreMaxRestarts action and a replicated job with "
        "replicas > 1024: keep replicas at most 1024",
        restart_job_gate()},
-      {"scale-up to 1024 with a RestartJob rule", with_restart_job_rule(workers(1000)),
-       with_restart_job_rule(workers(1024)), "", restart_job_gate()},
-      {"scale-up past 1024 without a RestartJob rule", workers(1000), workers(1025), "",
-       restart_job_gate()},
+      {"scale-up to 1024 with a RestartJob rule",
+       jobset_of(workers(1000)).FailurePolicy(kRestartJobRule).Obj(),
+       jobset_of(workers(1024)).FailurePolicy(kRestartJobRule).Obj(), "", restart_job_gate()},
+      {"scale-up past 1024 without a RestartJob rule", jobset_of(workers(1000)).Obj(),
+       jobset_of(workers(1025)).Obj(), "", restart_job_gate()},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -141,8 +127,10 @@ TEST_CASE("A scale keeps every create rule that reads replicas", "[validation][s
 // status.replicatedJobsStatus[].jobRestarts by job index (getJobRestarts), and
 // failurePolicyRecreateJob indexes jobRestartsCountTowardsMax the same way.
 TEST_CASE("A scale fits the state the old object's status records", "[validation][scale_safety]") {
-  const auto completed = [](Json js) {
-    return with(std::move(js), "/status/conditions", {{{"type", "Completed"}, {"status", "True"}}});
+  const auto completed = [](const ReplicatedJobBuilder& rjob) {
+    return jobset_of(rjob)
+        .Status({{"conditions", {{{"type", "Completed"}, {"status", "True"}}}}})
+        .Obj();
   };
   const std::vector<Case> cases = {
       {"scale of a Completed JobSet", completed(workers(2)), completed(workers(4)),
@@ -150,40 +138,47 @@ TEST_CASE("A scale fits the state the old object's status records", "[validation
        "terminal state (Completed or Failed): the JobSet controller creates and deletes no Job of "
        "a finished JobSet; create a new JobSet to run again"},
       {"scale of a Failed JobSet",
-       with(workers(2), "/status/conditions", {{{"type", "Failed"}, {"status", "True"}}}),
-       workers(1),
+       jobset_of(workers(2))
+           .Status({{"conditions", {{{"type", "Failed"}, {"status", "True"}}}}})
+           .Obj(),
+       jobset_of(workers(1)).Obj(),
        "spec.replicatedJobs[0].replicas: Forbidden: Cannot mutate replicas when JobSet is in a "
        "terminal state (Completed or Failed): the JobSet controller creates and deletes no Job of "
        "a finished JobSet; create a new JobSet to run again"},
       {"scale of a JobSet whose Completed condition is False",
-       with(workers(2), "/status/conditions", {{{"type", "Completed"}, {"status", "False"}}}),
-       workers(4), ""},
-      {"scale-up past jobRestarts", with_job_restarts(workers(2), {0, 1}), workers(3),
+       jobset_of(workers(2))
+           .Status({{"conditions", {{{"type", "Completed"}, {"status", "False"}}}}})
+           .Obj(),
+       jobset_of(workers(4)).Obj(), ""},
+      {"scale-up past jobRestarts", jobset_of(workers(2)).Status(job_restarts({0, 1})).Obj(),
+       jobset_of(workers(3)).Obj(),
        "spec.replicatedJobs[0].replicas: Invalid value: 3: job index 2 is out of bounds for "
        "replicated job workers: status.replicatedJobsStatus[0].jobRestarts has 2 entries, which "
        "the JobSet controller (RestartJob feature gate) reads by job index and never lengthens; "
        "keep replicas at most 2",
        restart_job_gate()},
       {"scale-up past jobRestartsCountTowardsMax",
-       with(workers(1), "/status/replicatedJobsStatus",
-            {{{"name", "other"}},
-             {{"name", "workers"},
-              {"jobRestarts", {0, 0, 0}},
-              {"jobRestartsCountTowardsMax", {1}}}}),
-       workers(2),
+       jobset_of(workers(1))
+           .Set("/status/replicatedJobsStatus", {{{"name", "other"}},
+                                                 {{"name", "workers"},
+                                                  {"jobRestarts", {0, 0, 0}},
+                                                  {"jobRestartsCountTowardsMax", {1}}}})
+           .Obj(),
+       jobset_of(workers(2)).Obj(),
        "spec.replicatedJobs[0].replicas: Invalid value: 2: job index 1 is out of bounds for "
        "replicated job workers: status.replicatedJobsStatus[1].jobRestartsCountTowardsMax has 1 "
        "entries, which the JobSet controller (RestartJob feature gate) reads by job index and "
        "never lengthens; keep replicas at most 1",
        restart_job_gate()},
-      {"scale-up within jobRestarts", with_job_restarts(workers(1), {0, 1}), workers(2), "",
-       restart_job_gate()},
-      {"scale-up with empty jobRestarts", with_job_restarts(workers(1), Json::array()), workers(4),
+      {"scale-up within jobRestarts", jobset_of(workers(1)).Status(job_restarts({0, 1})).Obj(),
+       jobset_of(workers(2)).Obj(), "", restart_job_gate()},
+      {"scale-up with empty jobRestarts",
+       jobset_of(workers(1)).Status(job_restarts(Json::array())).Obj(), jobset_of(workers(4)).Obj(),
        "", restart_job_gate()},
-      {"scale-down below jobRestarts", with_job_restarts(workers(4), {0, 1}), workers(3), "",
-       restart_job_gate()},
+      {"scale-down below jobRestarts", jobset_of(workers(4)).Status(job_restarts({0, 1})).Obj(),
+       jobset_of(workers(3)).Obj(), "", restart_job_gate()},
       {"scale-up past jobRestarts without the RestartJob gate",
-       with_job_restarts(workers(2), {0, 1}), workers(3), ""},
+       jobset_of(workers(2)).Status(job_restarts({0, 1})).Obj(), jobset_of(workers(3)).Obj(), ""},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -195,8 +190,8 @@ TEST_CASE("A scale fits the state the old object's status records", "[validation
 }
 
 TEST_CASE("A scale of a JobSet managed elsewhere promises no Job", "[validation][scale_safety]") {
-  const auto managed = [](Json js, const std::string& by) {
-    return with(std::move(js), "/spec/managedBy", by);
+  const auto managed = [](const ReplicatedJobBuilder& rjob, const std::string& by) {
+    return jobset_of(rjob).ManagedBy(by).Obj();
   };
   const std::string kMultiKueue = "kueue.x-k8s.io/multikueue";
   Policy controller;

@@ -2,36 +2,46 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/jobset_builder.h"
+#include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
+using jobset_webhook::Json;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::Parsed;
+using jobset_webhook::testing::with;
 
 namespace {
 
-// A JobSet with one ReplicatedJob; extra JSON members spliced into the places named.
-std::string jobset(const std::string& root = "", const std::string& rj = "",
-                   const std::string& job_meta = "", const std::string& container = "",
-                   const std::string& pod_spec = "", const std::string& status = "",
-                   const std::string& spec = "") {
-  return R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",)" + root +
-         R"("metadata":{"name":"js","generateName":"x"},"status":{"restarts":1,)"
-         R"("replicatedJobsStatus":[{"name":"w","ready":1)" +
-         status + R"(}]},"spec":{)" + spec + R"("replicatedJobs":[{"name":"w",)" + rj +
-         R"("template":{"metadata":{"labels":{"a":"b"})" + job_meta +
-         R"(},"spec":{"template":{"spec":{)" + pod_spec +
-         R"("containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":1}})" + container +
-         R"(}]}}}}}]}})";
+const std::string kRjob = "/spec/replicatedJobs/0";
+const std::string kPodSpec = kRjob + "/template/spec/template/spec";
+const std::string kContainer = kPodSpec + "/containers/0";
+
+// A JobSet with one ReplicatedJob, its status, and only declared fields.
+Json jobset() {
+  return MakeJobSet("js")
+      .GenerateName("x")
+      .Status({{"restarts", 1}, {"replicatedJobsStatus", {{{"name", "w"}, {"ready", 1}}}}})
+      .ReplicatedJob(MakeReplicatedJob("w")
+                         .Unset("/replicas")
+                         .Set("/template/metadata/labels", {{"a", "b"}})
+                         .Container("c", "i")
+                         .Set("/template/spec/template/spec/containers/0/resources",
+                              {{"limits", {{"cpu", 1}}}}))
+      .Obj();
 }
 
-std::string with_root_metadata(const std::string& fields) {
-  std::string text = jobset(R"("aaa":1,)", "", "", R"(,"foo":1)");
-  const std::string at = R"("generateName":"x")";
-  return text.replace(text.find(at), at.size(), at + fields);
+// The JobSet with two unknown fields, at the root and in a container, and these in its metadata.
+Json with_root_metadata(const Json& fields) {
+  Json js = with(with(jobset(), "/aaa", 1), kContainer + "/foo", 1);
+  js["metadata"].update(fields);
+  return js;
 }
 
-std::string found(const std::string& text) {
-  const Parsed js(text);
+std::string found(const Json& json) {
+  const Parsed js(json);
   std::string out;
   for (const auto& f : v::unknown_fields(js)) out += (out.empty() ? "" : ", ") + f.path;
   return out;
@@ -45,21 +55,29 @@ std::string found(const std::string& text) {
 // the ObjectMeta code (below).
 TEST_CASE("Unknown fields are found at the API server's paths, sorted", "[validation][unknown]") {
   struct Row {
-    std::string name, json, want;
+    std::string name;
+    Json json;
+    std::string want;
   };
+  const std::string job_meta = kRjob + "/template/metadata";
   const std::vector<Row> rows = {
       {"nothing unknown", jobset(), ""},
-      {"a container field", jobset("", "", "", R"(,"foo":"bar")"),
+      {"a container field", with(jobset(), kContainer + "/foo", "bar"),
        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo"},
-      {"embedded ObjectMeta keeps five fields", jobset("", "", R"(,"generateName":"g","uid":"u")"),
+      {"embedded ObjectMeta keeps five fields",
+       with(with(jobset(), job_meta + "/generateName", "g"), job_meta + "/uid", "u"),
        "spec.replicatedJobs[0].template.metadata.generateName, "
        "spec.replicatedJobs[0].template.metadata.uid"},
-      {"a ReplicatedJob field", jobset("", R"("replica":3,)"), "spec.replicatedJobs[0].replica"},
-      {"a root field", jobset(R"("extra":{"x":1},)"), "extra"},
-      {"map keys are declared", jobset("", "", "", "", R"("nodeSelector":{"any.key/x":"v"},)"), ""},
-      {"under a map value", jobset("", "", "", "", R"("overhead":{"cpu":"1"},)"), ""},
+      {"a ReplicatedJob field", with(jobset(), kRjob + "/replica", 3),
+       "spec.replicatedJobs[0].replica"},
+      {"a root field", with(jobset(), "/extra", {{"x", 1}}), "extra"},
+      {"map keys are declared", with(jobset(), kPodSpec + "/nodeSelector", {{"any.key/x", "v"}}),
+       ""},
+      {"under a map value", with(jobset(), kPodSpec + "/overhead", {{"cpu", "1"}}), ""},
       {"sorted by path",
-       jobset("", R"("zz":1,)", "", R"(,"foo":1)", R"("hostNetwork":true,"bogus":1,)"),
+       with(with(with(with(jobset(), kRjob + "/zz", 1), kContainer + "/foo", 1),
+                 kPodSpec + "/hostNetwork", true),
+            kPodSpec + "/bogus", 1),
        "spec.replicatedJobs[0].template.spec.template.spec.bogus, "
        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo, "
        "spec.replicatedJobs[0].zz"},
@@ -76,30 +94,37 @@ TEST_CASE("Unknown fields are found at the API server's paths, sorted", "[valida
 TEST_CASE(
     "Unknown fields of status and of the PVC templates are found as the API server finds them",
     "[validation][unknown]") {
-  const auto with_pvc = [](const std::string& meta, const std::string& spec,
-                           const std::string& status, const std::string& root) {
-    return jobset("", "", "", "", "", "",
-                  R"("volumeClaimPolicies":[{"templates":[{"metadata":{"name":"cache",)"
-                  R"("labels":{"any.key/x":"v"})" +
-                      meta +
-                      R"(},"spec":{"accessModes":["ReadWriteOnce"],)"
-                      R"("resources":{"requests":{"storage":"1Gi"}})" +
-                      spec + R"(},"status":{"phase":"Bound","capacity":{"storage":"1Gi"})" +
-                      status + "}" + root + "}]}],");
+  // A declared PVC template, with these members added to its metadata, spec, status and itself.
+  const auto with_pvc = [](const Json& meta, const Json& spec, const Json& status,
+                           const Json& root) {
+    Json pvc = {
+        {"metadata", {{"name", "cache"}, {"labels", {{"any.key/x", "v"}}}}},
+        {"spec",
+         {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}},
+        {"status", {{"phase", "Bound"}, {"capacity", {{"storage", "1Gi"}}}}}};
+    pvc["metadata"].update(meta);
+    pvc["spec"].update(spec);
+    pvc["status"].update(status);
+    pvc.update(root);
+    return with(jobset(), "/spec/volumeClaimPolicies",
+                Json::array({Json{{"templates", Json::array({pvc})}}}));
   };
+  const Json none = Json::object();
   struct Row {
-    std::string name, json, want;
+    std::string name;
+    Json json;
+    std::string want;
   };
   const std::vector<Row> rows = {
       {"status as declared", jobset(), ""},
-      {"a replicatedJobsStatus field", jobset("", "", "", "", "", R"(,"bar":2)"),
+      {"a replicatedJobsStatus field", with(jobset(), "/status/replicatedJobsStatus/0/bar", 2),
        "status.replicatedJobsStatus[0].bar"},
-      {"PVC templates as declared", with_pvc("", "", "", ""), ""},
+      {"PVC templates as declared", with_pvc(none, none, none, none), ""},
       {"a PVC template's embedded metadata keeps five fields",
-       with_pvc(R"(,"generateName":"g")", "", "", ""),
+       with_pvc({{"generateName", "g"}}, none, none, none),
        "spec.volumeClaimPolicies[0].templates[0].metadata.generateName"},
       {"everywhere in a PVC template, sorted",
-       with_pvc(R"(,"bar":2)", R"(,"foo":1)", R"(,"baz":3)", R"(,"qux":4)"),
+       with_pvc({{"bar", 2}}, {{"foo", 1}}, {{"baz", 3}}, {{"qux", 4}}),
        "spec.volumeClaimPolicies[0].templates[0].metadata.bar, "
        "spec.volumeClaimPolicies[0].templates[0].qux, "
        "spec.volumeClaimPolicies[0].templates[0].spec.foo, "
@@ -108,8 +133,7 @@ TEST_CASE(
   for (const auto& r : rows) {
     DYNAMIC_SECTION(r.name) { CHECK(found(r.json) == r.want); }
   }
-  const Parsed js(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",)"
-                  R"("metadata":{"name":"js"},"status":{"foo":1,"restarts":0}})");
+  const Parsed js(MakeJobSet("js").Unset("/spec").Status({{"foo", 1}, {"restarts", 0}}).Obj());
   const auto fields = v::unknown_fields(js);
   REQUIRE(fields.size() == 1);
   CHECK(v::unknown_field_message(fields[0]) == R"(unknown field "status.foo")");
@@ -120,18 +144,22 @@ TEST_CASE(
 // v0.37.2), and unstructuredSchemaCoercer.apply lists its unknown fields before the pruned ones.
 TEST_CASE("Unknown fields of the root metadata come first, as a whole ObjectMeta's",
           "[validation][unknown]") {
-  CHECK(found(with_root_metadata(R"(,"uid":"u","labels":{"any.key/x":"v"})")) ==
+  CHECK(found(with_root_metadata({{"uid", "u"}, {"labels", {{"any.key/x", "v"}}}})) ==
         "aaa, spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo");
-  CHECK(
-      found(with_root_metadata(
-          R"(,"foo":1,"ownerReferences":[{"apiVersion":"v1","kind":"K","name":"n","uid":"u","bogus":2}])")) ==
-      "metadata.foo, metadata.ownerReferences[0].bogus, aaa, "
-      "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo");
+  CHECK(found(with_root_metadata({{"foo", 1},
+                                  {"ownerReferences",
+                                   {{{"apiVersion", "v1"},
+                                     {"kind", "K"},
+                                     {"name", "n"},
+                                     {"uid", "u"},
+                                     {"bogus", 2}}}}})) ==
+        "metadata.foo, metadata.ownerReferences[0].bogus, aaa, "
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].foo");
 }
 
 TEST_CASE("Unknown fields carry their JSON pointer and the API server's message",
           "[validation][unknown]") {
-  const Parsed js(jobset("", "", "", R"(,"foo":"bar")"));
+  const Parsed js(with(jobset(), kContainer + "/foo", "bar"));
   const auto fields = v::unknown_fields(js);
   REQUIRE(fields.size() == 1);
   CHECK(fields[0].tokens == std::vector<std::string>{"spec", "replicatedJobs", "0", "template",

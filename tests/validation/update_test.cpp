@@ -3,37 +3,35 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/validation/scale_warnings.h"
+#include "support/jobset_builder.h"
 #include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::Parsed;
+using jobset_webhook::testing::ReplicatedJobBuilder;
 using jobset_webhook::testing::with;
 using jobset_webhook::testing::without;
 
 namespace {
 
-// Upstream's test fixture: two ReplicatedJobs with one replica and parallelism 1 each.
-Json replicated_job(const std::string& name, int replicas = 1, int parallelism = 1) {
-  return {{"name", name},
-          {"replicas", replicas},
-          {"template",
-           {{"spec",
-             {{"parallelism", parallelism},
-              {"template",
-               {{"spec", {{"containers", {{{"name", "main"}, {"image", "bash:5.1"}}}}}}}}}}}}};
+// Upstream's test fixture: ReplicatedJobs with one replica and parallelism 1 each, in JobSet
+// "js"; two of them in two_jobs().
+ReplicatedJobBuilder rjob(const std::string& name) {
+  return MakeReplicatedJob(name).Parallelism(1);
 }
 
-Json jobset(Json replicated_jobs) {
-  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-          {"kind", "JobSet"},
-          {"metadata", {{"name", "js"}, {"namespace", "default"}}},
-          {"spec", {{"replicatedJobs", std::move(replicated_jobs)}}}};
+Json two_jobs() {
+  return MakeJobSet("js")
+      .Namespace("default")
+      .ReplicatedJob(rjob("rjob-0"))
+      .ReplicatedJob(rjob("rjob-1"))
+      .Obj();
 }
-
-Json two_jobs() { return jobset({replicated_job("rjob-0"), replicated_job("rjob-1")}); }
 
 struct Case {
   std::string name;
@@ -142,12 +140,25 @@ TEST_CASE("Upstream's update cases, translated", "[validation][update]") {
        "Elastic Indexed Jobs",
        elastic_parallelism()},
       {"adding a ReplicatedJob while suspended is rejected",
-       with(jobset({replicated_job("job-a")}), "/spec/suspend", true),
-       with(jobset({replicated_job("job-a"), replicated_job("job-b")}), "/spec/suspend", true),
+       MakeJobSet("js").Namespace("default").ReplicatedJob(rjob("job-a")).Suspend(true).Obj(),
+       MakeJobSet("js")
+           .Namespace("default")
+           .ReplicatedJob(rjob("job-a"))
+           .ReplicatedJob(rjob("job-b"))
+           .Suspend(true)
+           .Obj(),
        R"(spec.replicatedJobs: Forbidden: field is immutable: added "job-b")"},
       {"reordering ReplicatedJobs is rejected",
-       jobset({replicated_job("job-a"), replicated_job("job-b")}),
-       jobset({replicated_job("job-b"), replicated_job("job-a")}),
+       MakeJobSet("js")
+           .Namespace("default")
+           .ReplicatedJob(rjob("job-a"))
+           .ReplicatedJob(rjob("job-b"))
+           .Obj(),
+       MakeJobSet("js")
+           .Namespace("default")
+           .ReplicatedJob(rjob("job-b"))
+           .ReplicatedJob(rjob("job-a"))
+           .Obj(),
        R"(spec.replicatedJobs: Forbidden: field is immutable: replicatedJobs were reordered: [0] was "job-a", now "job-b")",
        elastic_parallelism()},
       {"parallelism of NonIndexed jobs stays immutable under the policy",
@@ -187,7 +198,8 @@ TEST_CASE("Elastic replicas: scale freely, everything else stays", "[validation]
       {"groupName is immutable", two_jobs(),
        with(two_jobs(), "/spec/replicatedJobs/1/groupName", "other"),
        R"(spec.replicatedJobs[1].groupName: Invalid value: "other": field is immutable)"},
-      {"removing a ReplicatedJob", two_jobs(), jobset({replicated_job("rjob-0")}),
+      {"removing a ReplicatedJob", two_jobs(),
+       MakeJobSet("js").Namespace("default").ReplicatedJob(rjob("rjob-0")).Obj(),
        R"(spec.replicatedJobs: Forbidden: field is immutable: removed "rjob-1")"},
       {"removing a field prints its zero value",
        with(two_jobs(), kPod + "/spec/containers/0/workingDir", "/w"), two_jobs(),
@@ -353,10 +365,11 @@ TEST_CASE("Scale warnings stay under 4096 bytes however many ReplicatedJobs chan
           "[validation][update]") {
   Json old_jobs = Json::array(), new_jobs = Json::array();
   for (int i = 0; i < 300; ++i) {
-    old_jobs.push_back(replicated_job("replicated-job-" + std::to_string(i), 1));
-    new_jobs.push_back(replicated_job("replicated-job-" + std::to_string(i), 200));
+    old_jobs.push_back(rjob("replicated-job-" + std::to_string(i)).Obj());
+    new_jobs.push_back(rjob("replicated-job-" + std::to_string(i)).Replicas(200).Obj());
   }
-  const Parsed old_js(jobset(old_jobs)), new_js(jobset(new_jobs));
+  const Parsed old_js(MakeJobSet("js").Namespace("default").ReplicatedJobs(old_jobs).Obj()),
+      new_js(MakeJobSet("js").Namespace("default").ReplicatedJobs(new_jobs).Obj());
   const auto findings = v::validate_update(old_js, new_js, Policy{});
   REQUIRE(findings.errors.empty());
   std::size_t total = 0;
@@ -372,9 +385,10 @@ TEST_CASE("Scale warnings stay under 4096 bytes however many ReplicatedJobs chan
 
 TEST_CASE("A rejection stays short however many entries change", "[validation][update]") {
   Json old_jobs = Json::array(), new_jobs = Json::array();
-  for (int i = 0; i < 10000; ++i) old_jobs.push_back(replicated_job("r" + std::to_string(i)));
-  for (int i = 0; i < 10000; ++i) new_jobs.push_back(replicated_job("n" + std::to_string(i)));
-  const Parsed old_js(jobset(old_jobs)), new_js(jobset(new_jobs));
+  for (int i = 0; i < 10000; ++i) old_jobs.push_back(rjob("r" + std::to_string(i)).Obj());
+  for (int i = 0; i < 10000; ++i) new_jobs.push_back(rjob("n" + std::to_string(i)).Obj());
+  const Parsed old_js(MakeJobSet("js").Namespace("default").ReplicatedJobs(old_jobs).Obj()),
+      new_js(MakeJobSet("js").Namespace("default").ReplicatedJobs(new_jobs).Obj());
   const auto message =
       jobset_webhook::field::to_string(v::validate_update(old_js, new_js, Policy{}).errors);
   CHECK(
@@ -434,12 +448,18 @@ TEST_CASE("Unnamed entries of a list that changed length are matched by semantic
 // changed second namesake that equalled the first was allowed.
 TEST_CASE("ReplicatedJobs with repeated or missing names are compared position by position",
           "[validation][update]") {
-  const Json second_changed =
-      with(jobset({replicated_job("a"), replicated_job("a")}),
-           "/spec/replicatedJobs/1/template/spec/template/spec/containers/0/image", "bash:5.2");
-  const Json same = jobset({replicated_job("a"), replicated_job("a")});
-  Json unnamed = jobset({replicated_job("x", 1, 1), replicated_job("y", 1, 2)});
-  for (auto& rj : unnamed["spec"]["replicatedJobs"]) rj.erase("name");
+  const Json second_changed = MakeJobSet("js")
+                                  .Namespace("default")
+                                  .ReplicatedJob(rjob("a"))
+                                  .ReplicatedJob(rjob("a").Image("bash:5.2"))
+                                  .Obj();
+  const Json same =
+      MakeJobSet("js").Namespace("default").ReplicatedJob(rjob("a")).ReplicatedJob(rjob("a")).Obj();
+  const Json unnamed = MakeJobSet("js")
+                           .Namespace("default")
+                           .ReplicatedJob(rjob(""))
+                           .ReplicatedJob(rjob("").Parallelism(2))
+                           .Obj();
   const std::vector<Case> cases = {
       {"a JobSet with a repeated name equals itself", second_changed, second_changed, ""},
       {"the second namesake may not become like the first", second_changed, same,
