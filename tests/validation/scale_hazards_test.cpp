@@ -2,32 +2,28 @@
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/validation/update.h"
+#include "support/jobset_builder.h"
 #include "support/json_edit.h"
 #include "support/parsed.h"
 
 namespace v = jobset_webhook::validation;
 using jobset_webhook::Json;
+using jobset_webhook::testing::JobSetBuilder;
+using jobset_webhook::testing::MakeJobSet;
+using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::Parsed;
 using jobset_webhook::testing::with;
 
 namespace {
 
-Json rjob(const std::string& name, int replicas) {
-  return {{"name", name},
-          {"replicas", replicas},
-          {"template",
-           {{"spec",
-             {{"template",
-               {{"spec", {{"containers", {{{"name", "main"}, {"image", "bash:5.1"}}}}}}}}}}}}};
+// JobSet m2 with replicatedJobs a and b, as the JobSet of the global-index finding.
+JobSetBuilder m2_builder(int a, int b) {
+  return MakeJobSet("m2")
+      .Namespace("default")
+      .ReplicatedJob(MakeReplicatedJob("a").Replicas(a))
+      .ReplicatedJob(MakeReplicatedJob("b").Replicas(b));
 }
-
-// JobSet m2 with replicatedJobs a and b.
-Json m2(int a, int b) {
-  return {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
-          {"kind", "JobSet"},
-          {"metadata", {{"name", "m2"}, {"namespace", "default"}}},
-          {"spec", {{"replicatedJobs", {rjob("a", a), rjob("b", b)}}}}};
-}
+Json m2(int a, int b) { return m2_builder(a, b).Obj(); }
 
 Json with_status(Json js, const std::string& name, int ready, int succeeded) {
   return with(std::move(js), "/status/replicatedJobsStatus",
@@ -86,10 +82,10 @@ TEST_CASE("A scale names the global indices it shifts", "[validation][scale_haza
     CHECK(count_containing(warnings(m2(1, 0), m2(2, 0)), kShift) == 0);
   }
   SECTION("a JobSet that another controller manages gets no promise about upstream's") {
-    const auto managed = [](Json js) {
-      return with(std::move(js), "/spec/managedBy", "kueue.x-k8s.io/multikueue");
+    const auto managed = [](int a) {
+      return m2_builder(a, 1).ManagedBy("kueue.x-k8s.io/multikueue").Obj();
     };
-    CHECK(count_containing(warnings(managed(m2(1, 1)), managed(m2(2, 1))), kShift) == 0);
+    CHECK(count_containing(warnings(managed(1), managed(2)), kShift) == 0);
   }
 }
 
@@ -97,34 +93,36 @@ TEST_CASE("A scale names the global indices it shifts", "[validation][scale_haza
 // success_policy.go): operator All waits for the sum of the targets' replicas, the new ones.
 TEST_CASE("A scale says when the success policy would complete the JobSet",
           "[validation][scale_hazards]") {
-  const auto all_of = [](Json js, Json targets) {
-    return with(std::move(js), "/spec/successPolicy",
-                {{"operator", "All"}, {"targetReplicatedJobs", std::move(targets)}});
+  const auto all_of = [](int a, int b, Json targets) {
+    return m2_builder(a, b)
+        .SuccessPolicy({{"operator", "All"}, {"targetReplicatedJobs", std::move(targets)}})
+        .Obj();
   };
   SECTION("Jobs that already succeeded reach the new count: Completed on the next reconcile") {
-    const Json old_js = with_status(all_of(m2(4, 1), {"a"}), "a", 2, 2);
-    CHECK(has(warnings(old_js, all_of(m2(2, 1), {"a"})),
+    const Json old_js = with_status(all_of(4, 1, {"a"}), "a", 2, 2);
+    CHECK(has(warnings(old_js, all_of(2, 1, {"a"})),
               "replicatedJob \"a\" scaled down from 4 to 2: the JobSet controller will mark the "
               "JobSet Completed on its next reconcile: status.replicatedJobsStatus counts 2 "
               "succeeded Jobs of its targetReplicatedJobs, and successPolicy All now waits for "
               "2"));
   }
   SECTION("fewer succeeded than the new count: nothing to say") {
-    const Json old_js = with_status(all_of(m2(4, 1), {"a"}), "a", 3, 1);
-    CHECK(count_containing(warnings(old_js, all_of(m2(2, 1), {"a"})), "successPolicy") == 0);
+    const Json old_js = with_status(all_of(4, 1, {"a"}), "a", 3, 1);
+    CHECK(count_containing(warnings(old_js, all_of(2, 1, {"a"})), "successPolicy") == 0);
   }
   SECTION("targets scaled to 0: the first success anywhere completes it") {
-    CHECK(has(warnings(all_of(m2(1, 2), {"b"}), all_of(m2(1, 0), {"b"})),
+    CHECK(has(warnings(all_of(1, 2, {"b"}), all_of(1, 0, {"b"})),
               "replicatedJob \"b\" scaled down from 2 to 0: successPolicy All now waits for 0 "
               "Jobs of its targetReplicatedJobs: the first Job of any replicatedJob that "
               "succeeds completes the JobSet (upstream's executeSuccessPolicy)"));
   }
   SECTION("a replicatedJob the policy does not target, or operator Any, changes nothing") {
-    const Json old_js = with_status(all_of(m2(4, 1), {"b"}), "a", 0, 4);
-    CHECK(count_containing(warnings(old_js, all_of(m2(0, 1), {"b"})), "successPolicy") == 0);
-    const Json any = with(m2(1, 2), "/spec/successPolicy", {{"operator", "Any"}});
-    CHECK(count_containing(warnings(any, with(any, "/spec/replicatedJobs/1/replicas", 0)),
-                           "successPolicy") == 0);
+    const Json old_js = with_status(all_of(4, 1, {"b"}), "a", 0, 4);
+    CHECK(count_containing(warnings(old_js, all_of(0, 1, {"b"})), "successPolicy") == 0);
+    const auto any = [](int b) {
+      return m2_builder(1, b).SuccessPolicy({{"operator", "Any"}}).Obj();
+    };
+    CHECK(count_containing(warnings(any(2), any(0)), "successPolicy") == 0);
   }
 }
 
@@ -133,30 +131,32 @@ TEST_CASE("A scale says when the success policy would complete the JobSet",
 TEST_CASE("A scale says which replicatedJobs wait for the scaled one",
           "[validation][scale_hazards]") {
   SECTION("dependsOn Ready: the dependants wait until the Jobs above the count are gone") {
-    const auto depends = [](Json js) {
-      return with(std::move(js), "/spec/replicatedJobs/1/dependsOn",
-                  {{{"name", "a"}, {"status", "Ready"}}});
+    const auto depends = [](int a) {
+      return MakeJobSet("m2")
+          .ReplicatedJob(MakeReplicatedJob("a").Replicas(a))
+          .ReplicatedJob(MakeReplicatedJob("b").DependsOn("a", "Ready"))
+          .Obj();
     };
-    const Json old_js = with_status(depends(m2(4, 1)), "a", 4, 0);
-    CHECK(has(warnings(old_js, depends(m2(2, 1))),
+    const Json old_js = with_status(depends(4), "a", 4, 0);
+    CHECK(has(warnings(old_js, depends(2)),
               "replicatedJob \"a\" scaled down from 4 to 2: replicatedJob \"b\" depends on it "
               "(dependsOn Ready): the JobSet controller creates its missing Jobs only while the "
               "ready, failed and succeeded Jobs of this one number exactly 2, and "
               "status.replicatedJobsStatus counts 4: it waits until the Jobs above the new "
               "count are gone"));
     // Offline, without a status, nothing is known of the counts.
-    CHECK(count_containing(warnings(depends(m2(4, 1)), depends(m2(2, 1))), "dependsOn") == 0);
+    CHECK(count_containing(warnings(depends(4), depends(2)), "dependsOn") == 0);
   }
   SECTION("startupPolicy InOrder: the replicatedJobs after it wait for the new count") {
-    const auto in_order = [](Json js) {
-      return with(std::move(js), "/spec/startupPolicy", {{"startupPolicyOrder", "InOrder"}});
+    const auto in_order = [](int a, int b) {
+      return m2_builder(a, b).StartupPolicy("InOrder").Obj();
     };
-    CHECK(has(warnings(with_status(in_order(m2(2, 1)), "a", 2, 0), in_order(m2(3, 1))),
+    CHECK(has(warnings(with_status(in_order(2, 1), "a", 2, 0), in_order(3, 1)),
               "replicatedJob \"a\" scaled up from 2 to 3: startupPolicy InOrder: the JobSet "
               "controller sets StartupPolicyInProgress again and creates no missing Job of the "
               "replicatedJobs after this one until its ready, failed and succeeded Jobs number "
               "exactly 3 (status.replicatedJobsStatus counts 2)"));
-    CHECK(count_containing(warnings(in_order(m2(2, 1)), in_order(m2(2, 3))), "InOrder") == 0);
+    CHECK(count_containing(warnings(in_order(2, 1), in_order(2, 3)), "InOrder") == 0);
   }
 }
 
@@ -164,16 +164,13 @@ TEST_CASE("A scale says which replicatedJobs wait for the scaled one",
 // whose counts match no Workload: "job with no matching workload, suspending".
 TEST_CASE("A scale of a running JobSet that Kueue admitted says it restarts",
           "[validation][scale_hazards]") {
-  const auto queued = [](Json js) {
-    return with(std::move(js), "/metadata/labels", {{"kueue.x-k8s.io/queue-name", "team-a"}});
+  const auto queued = [](int b, bool suspend = false) {
+    return m2_builder(1, b).Label("kueue.x-k8s.io/queue-name", "team-a").Suspend(suspend).Obj();
   };
-  CHECK(has(warnings(queued(m2(1, 2)), queued(m2(1, 3))),
+  CHECK(has(warnings(queued(2), queued(3)),
             "replicatedJob \"b\" scaled up from 2 to 3: Kueue manages this JobSet (label "
             "kueue.x-k8s.io/queue-name=team-a): a running JobSet whose replicas change matches "
             "no Workload, so Kueue suspends it and queues it again, stopping every Job, rather "
             "than resizing it"));
-  const auto suspended = [&](Json js) {
-    return with(queued(std::move(js)), "/spec/suspend", true);
-  };
-  CHECK(count_containing(warnings(suspended(m2(1, 2)), suspended(m2(1, 3))), "Kueue") == 0);
+  CHECK(count_containing(warnings(queued(2, true), queued(3, true)), "Kueue") == 0);
 }
