@@ -9,7 +9,7 @@ namespace jobset_webhook {
 namespace {
 
 Failure policy_error(const std::string& key, const std::string& problem) {
-  return Failure{400, "policy: " + key + ": " + problem};
+  return invalid_argument("policy: " + key + ": " + problem);
 }
 
 // The offending value as JSON for the message. Invalid UTF-8 is replaced rather than thrown about:

@@ -9,6 +9,9 @@
 //   2  kExitUnusableInput  unusable input: an unreadable file, not JSON or YAML, a bad policy
 //                          file, duplicate JobSets, bad flags; certs: files that exist without
 //                          --force, or that could not be written; serve: unusable TLS files
+// A Failure ends a command through exit_code, below, and nowhere else.
+
+#include "jobset_webhook/status.h"
 
 namespace jobset_webhook {
 
@@ -16,5 +19,13 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitDenied = 1;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUnusableInput = 2;
+
+// The exit code of a command that fails with `code`: kExitFailed when the system would not serve
+// (kUnavailable, kDeadlineExceeded: a port that cannot be bound), kExitUnusableInput for every
+// other code, since the command could not do its job with what it was given.
+int exit_code(StatusCode code);
+
+// exit_code of the failure's code; its http_status plays no part.
+inline int exit_code(const Failure& failure) { return exit_code(failure.code); }
 
 }  // namespace jobset_webhook

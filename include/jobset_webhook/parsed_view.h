@@ -19,8 +19,8 @@ class ParsedView {
     view.parser_ = std::make_unique<simdjson::dom::parser>();
     const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (const auto error = view.parser_->parse(text).get(view.root_); error != simdjson::SUCCESS) {
-      return Failure{
-          500, std::string("cannot re-read a value as JSON: ") + simdjson::error_message(error)};
+      return internal_error(std::string("cannot re-read a value as JSON: ") +
+                            simdjson::error_message(error));
     }
     return view;
   }

@@ -1,19 +1,18 @@
 #pragma once
 
-// Failures to process input (not JSON, not an AdmissionReview, too large) as values.
-// They are not field errors: they end as `allowed: false` with a 4xx `status.code`, an HTTP
-// error from the server, or exit code 2 from the CLI.
+// A value, or the Failure (status.h: a canonical code and a message) that stands in its place,
+// in the manner of Abseil's `absl::StatusOr<T>`.
+//
+//   Result<Json> read(const std::string& path);
+//   auto json = read(path);
+//   if (!json.ok()) return json.failure();   // passed up unchanged, code and message
 
-#include <string>
 #include <utility>
 #include <variant>
 
-namespace jobset_webhook {
+#include "jobset_webhook/status.h"
 
-struct Failure {
-  int code = 400;  // HTTP-style status: 400 bad input, 413 too large, 500 internal.
-  std::string message;
-};
+namespace jobset_webhook {
 
 template <typename T>
 class [[nodiscard]] Result {

@@ -32,6 +32,12 @@ std::optional<std::string_view> string_field(JsonView object, std::string_view k
   return std::string_view(*v);
 }
 
+// A review's status.code when it is allowed, and upstream's for a denial (apierrors.NewInvalid:
+// 422 Unprocessable Entity). These are the answer's, not failures: a Failure's HTTP status comes
+// from http_status (status.h).
+constexpr int kAllowedCode = 200;
+constexpr int kInvalidCode = 422;
+
 // What the response needs before the request is known to be usable.
 struct Envelope {
   std::string api_version{kApiVersionV1};
@@ -66,20 +72,21 @@ Json status_of(int code, std::optional<std::string_view> message = std::nullopt)
   return status;
 }
 
+// JSON that is not a usable AdmissionReview: invalid argument, in the review's status.code.
 std::string bad_request(const Envelope& env, std::string_view message) {
   env.summary->allowed = false;
-  env.summary->code = 400;
+  env.summary->code = http_status(StatusCode::kInvalidArgument);
   Json response = object_for(3);
   response["uid"] = env.uid;
   response["allowed"] = false;
-  response["status"] = status_of(400, message);
+  response["status"] = status_of(env.summary->code, message);
   return go_json_dump(review_response(env, std::move(response)));
 }
 
 std::string decision_response(const Envelope& env, std::string_view name, const Decision& decision,
                               Hook hook) {
   env.summary->allowed = decision.allowed;
-  env.summary->code = decision.allowed ? 200 : 422;
+  env.summary->code = decision.allowed ? kAllowedCode : kInvalidCode;
   if (!decision.allowed) {
     for (const auto& e : field::deduplicated(decision.errors))
       env.summary->denied_fields.push_back(e.field);
@@ -87,7 +94,8 @@ std::string decision_response(const Envelope& env, std::string_view name, const 
   Json response = object_for(6);
   response["uid"] = env.uid;
   response["allowed"] = decision.allowed;
-  response["status"] = decision.allowed ? status_of(200) : rejection_status(name, decision.errors);
+  response["status"] =
+      decision.allowed ? status_of(kAllowedCode) : rejection_status(name, decision.errors);
   if (hook == Hook::kMutating && decision.allowed && !decision.patch.empty()) {
     response["patch"] = base64_encode(go_json_dump(decision.patch));
     response["patchType"] = "JSONPatch";
@@ -242,7 +250,7 @@ Json rejection_status(std::string_view name, const field::ErrorList& errors) {
   status["message"] = rejection_message(name, errors);
   status["reason"] = "Invalid";
   status["details"] = std::move(details);
-  status["code"] = 422;
+  status["code"] = kInvalidCode;
   return status;
 }
 
@@ -258,8 +266,8 @@ Result<ReviewAnswer> parse_and_answer(std::string_view body, bool padded, const 
   const bool copy_first = !padded;
   const auto error = parser.parse(body.data(), body.size(), copy_first).error();
   if (error != simdjson::SUCCESS) {
-    return Failure{
-        400, std::string("request body is not valid JSON: ") + simdjson::error_message(error)};
+    return invalid_argument(std::string("request body is not valid JSON: ") +
+                            simdjson::error_message(error));
   }
   ReviewAnswer answer;
   // The root is parser.doc's: the duplicate-key check reads the document's tape.

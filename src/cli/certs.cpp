@@ -27,9 +27,16 @@ struct OutputFile {
   mode_t mode;
 };
 
+// A bad flag or a file in the way.
 int fail(const std::string& message) {
   std::cerr << "jobset-webhook certs: " << message << "\n";
   return kExitUnusableInput;
+}
+
+// A step that failed: its code says the exit code.
+int fail(const Failure& failure) {
+  std::cerr << "jobset-webhook certs: " << failure.message << "\n";
+  return exit_code(failure);
 }
 
 std::string base64(const std::string& bytes) {
@@ -56,10 +63,10 @@ Result<bool> write_file(const fs::path& target, const std::string& content, mode
   // Takes errno first: the clean-up below may change it.
   const auto error = [&](const std::string& what, int err = errno) {
     ::unlink(temp.c_str());
-    return Failure{500, what + ": " + std::strerror(err)};
+    return failed_precondition(what + ": " + std::strerror(err));
   };
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return Failure{500, temp.string() + ": " + std::strerror(errno)};
+  if (fd < 0) return failed_precondition(temp.string() + ": " + std::strerror(errno));
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -119,7 +126,7 @@ int certs(const CertsOptions& options) {
 
   // Certificates are made before anything touches the disk, so bad arguments write nothing.
   const auto issued = issue_serving_certificates(request);
-  if (!issued.ok()) return fail(issued.failure().message);
+  if (!issued.ok()) return fail(issued.failure());
 
   if (!fs::exists(dir, ec)) {
     // The directory will hold a private key: only its owner may list it.
@@ -132,7 +139,7 @@ int certs(const CertsOptions& options) {
                               {server::kCaFileName, &c.ca_pem, 0644}};
   for (const auto& f : files) {
     const auto written = write_file(dir / f.name, *f.content, f.mode, options.force);
-    if (!written.ok()) return fail(written.failure().message);
+    if (!written.ok()) return fail(written.failure());
   }
 
   std::cerr << "jobset-webhook certs: wrote " << (dir / server::kCaFileName).string() << ", "

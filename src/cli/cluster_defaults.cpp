@@ -40,8 +40,8 @@ Result<Json> cluster_defaults(const Json& jobset, const Policy& policy) {
   if (decision.patch.empty()) return stored;
   auto patched = patch::apply(stored, decision.patch);
   if (!patched.ok())
-    return Failure{500,
-                   "the mutating webhook's defaults do not apply: " + patched.failure().message};
+    return internal_error("the mutating webhook's defaults do not apply: " +
+                          patched.failure().message);
   stored = std::move(patched.value());
   apply_schema_defaults(stored);
   return stored;

@@ -63,9 +63,9 @@ Result<std::string> read_input(const std::string& path) {
     return buffer.str();
   }
   std::ifstream file(path, std::ios::binary);
-  if (!file) return Failure{400, path + ": " + std::strerror(errno)};
+  if (!file) return invalid_argument(path + ": " + std::strerror(errno));
   std::string content((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) return Failure{400, path + ": read error"};
+  if (file.bad()) return invalid_argument(path + ": read error");
   return content;
 }
 
@@ -94,9 +94,9 @@ Result<Policy> load_policy_file(const std::string& path) {
   if (!text.ok()) return text.failure();
   auto docs = parse_yaml_documents(text.value(), path);
   if (!docs.ok()) return docs.failure();
-  if (docs.value().size() > 1) return Failure{400, path + ": a policy file holds one document"};
+  if (docs.value().size() > 1) return invalid_argument(path + ": a policy file holds one document");
   auto policy = parse_policy(docs.value().empty() ? Json(nullptr) : docs.value().front());
-  if (!policy.ok()) return Failure{400, path + ": " + policy.failure().message};
+  if (!policy.ok()) return invalid_argument(path + ": " + policy.failure().message);
   return policy;
 }
 

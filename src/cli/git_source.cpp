@@ -29,11 +29,11 @@ struct Run {
 Result<Run> run_git(const std::vector<std::string>& args) {
   std::array<int, 2> out_pipe{-1, -1}, err_pipe{-1, -1};
   if (::pipe(out_pipe.data()) != 0)
-    return Failure{500, std::string("pipe: ") + std::strerror(errno)};
+    return internal_error(std::string("pipe: ") + std::strerror(errno));
   if (::pipe(err_pipe.data()) != 0) {
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
-    return Failure{500, std::string("pipe: ") + std::strerror(errno)};
+    return internal_error(std::string("pipe: ") + std::strerror(errno));
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -55,8 +55,8 @@ Result<Run> run_git(const std::vector<std::string>& args) {
   if (spawned != 0) {
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
-    return Failure{400, std::string("--base needs git, which could not be started: ") +
-                            std::strerror(spawned)};
+    return failed_precondition(std::string("--base needs git, which could not be started: ") +
+                               std::strerror(spawned));
   }
   Run run;
   std::array<pollfd, 2> fds{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0}};
@@ -101,12 +101,12 @@ class GitTree : public FileSource {
   GitTree(std::string ref, std::string commit) : ref_(std::move(ref)), commit_(std::move(commit)) {}
 
   Result<std::vector<std::string>> expand(const std::string& path) const override {
-    if (path == "-") return Failure{400, "--base: - (stdin) has no version at " + ref_};
+    if (path == "-") return invalid_argument("--base: - (stdin) has no version at " + ref_);
     // ls-tree takes the path relative to the current directory and prints the names that way.
     auto listed = run_git({"ls-tree", "-r", "-z", "--name-only", commit_, "--", path});
     if (!listed.ok()) return listed.failure();
     if (listed.value().exit_code != 0)
-      return Failure{400, path + " at " + ref_ + ": " + first_line(listed.value().err)};
+      return invalid_argument(path + " at " + ref_ + ": " + first_line(listed.value().err));
     const std::string& out = listed.value().out;
     const auto given = std::filesystem::path(path).lexically_normal();
     std::vector<std::string> files;
@@ -128,7 +128,7 @@ class GitTree : public FileSource {
     auto shown = run_git({"cat-file", "blob", commit_ + ":./" + file});
     if (!shown.ok()) return shown.failure();
     if (shown.value().exit_code != 0)
-      return Failure{400, display_name(file) + ": " + first_line(shown.value().err)};
+      return invalid_argument(display_name(file) + ": " + first_line(shown.value().err));
     return std::move(shown.value().out);
   }
 
@@ -145,17 +145,17 @@ Result<std::unique_ptr<FileSource>> git_source(const std::string& ref) {
   auto inside = run_git({"rev-parse", "--is-inside-work-tree"});
   if (!inside.ok()) return inside.failure();
   if (inside.value().exit_code != 0 || first_line(inside.value().out) != "true") {
-    return Failure{400, "--base " + ref +
+    return invalid_argument("--base " + ref +
                             ": not inside a git work tree (run check from the repository, or "
-                            "use --old and --new)"};
+                            "use --old and --new)");
   }
   auto commit =
       run_git({"rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"});
   if (!commit.ok()) return commit.failure();
   if (commit.value().exit_code != 0) {
-    return Failure{400, "--base " + ref +
+    return invalid_argument("--base " + ref +
                             ": unknown revision, not a commit of this repository (a shallow or "
-                            "single-branch clone needs it fetched: git fetch origin <branch>)"};
+                            "single-branch clone needs it fetched: git fetch origin <branch>)");
   }
   return std::unique_ptr<FileSource>(
       std::make_unique<GitTree>(ref, first_line(commit.value().out)));

@@ -22,7 +22,7 @@ namespace {
 
 int unusable(std::string_view command, const Failure& failure) {
   std::cerr << "jobset-webhook " << command << ": " << failure.message << "\n";
-  return kExitUnusableInput;
+  return exit_code(failure);
 }
 
 Result<Policy> policy_from(const std::string& config) {
@@ -35,14 +35,14 @@ std::optional<Failure> stdin_once(const std::vector<const std::vector<std::strin
   std::size_t uses = 0;
   for (const auto* paths : path_lists)
     uses += static_cast<std::size_t>(std::count(paths->begin(), paths->end(), "-"));
-  if (uses > 1) return Failure{400, "- (stdin) can be given once only"};
+  if (uses > 1) return invalid_argument("- (stdin) can be given once only");
   return std::nullopt;
 }
 
 int emit(const Result<Report>& report, std::string_view command, const std::string& format_name) {
   if (!report.ok()) return unusable(command, report.failure());
   const auto format = parse_format(format_name);
-  if (!format) return unusable(command, Failure{400, "unknown format " + format_name});
+  if (!format) return unusable(command, invalid_argument("unknown format " + format_name));
   std::cout << render(report.value(), *format) << std::flush;
   return report.value().denied() == 0 ? kExitOk : kExitDenied;
 }
@@ -55,15 +55,18 @@ namespace {
 std::optional<Failure> check_usage(const CheckOptions& options) {
   if (!options.base.empty()) {
     if (!options.old_paths.empty() || !options.new_paths.empty())
-      return Failure{400, "--base compares PATHs at REF with the working tree: no --old or --new"};
+      return invalid_argument(
+          "--base compares PATHs at REF with the working tree: no --old or --new");
     if (options.paths.empty())
-      return Failure{400, "--base needs the PATHs to compare (files or directories, e.g. .)"};
+      return invalid_argument("--base needs the PATHs to compare (files or directories, e.g. .)");
     return std::nullopt;
   }
   if (!options.paths.empty())
-    return Failure{400, "PATHs are for --base REF; give --old and --new otherwise"};
-  if (options.old_paths.empty()) return Failure{400, "--old is required (or --base REF PATH...)"};
-  if (options.new_paths.empty()) return Failure{400, "--new is required (or --base REF PATH...)"};
+    return invalid_argument("PATHs are for --base REF; give --old and --new otherwise");
+  if (options.old_paths.empty())
+    return invalid_argument("--old is required (or --base REF PATH...)");
+  if (options.new_paths.empty())
+    return invalid_argument("--new is required (or --base REF PATH...)");
   return std::nullopt;
 }
 
@@ -87,7 +90,7 @@ std::optional<Failure> missing_on_both_sides(const std::vector<std::string>& pat
     auto files = at_base.expand(path);
     if (!files.ok()) return files.failure();
     if (files.value().empty())
-      return Failure{400, path + ": No such file or directory, here or at " + ref};
+      return invalid_argument(path + ": No such file or directory, here or at " + ref);
   }
   return std::nullopt;
 }
@@ -123,7 +126,8 @@ int check(const CheckOptions& options) {
   if (!policy.ok()) return unusable("check", policy.failure());
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
-    return unusable("check", Failure{400, "unknown field validation " + options.field_validation});
+    return unusable("check",
+                    invalid_argument("unknown field validation " + options.field_validation));
   }
   const auto sides = sides_of(options);
   if (!sides.ok()) return unusable("check", sides.failure());
@@ -141,7 +145,7 @@ int validate(const ValidateOptions& options) {
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
     return unusable("validate",
-                    Failure{400, "unknown field validation " + options.field_validation});
+                    invalid_argument("unknown field validation " + options.field_validation));
   }
   return emit(validate_manifests(manifests.value(), policy.value(), *field_validation), "validate",
               options.format);
@@ -156,7 +160,7 @@ int print_defaults(const DefaultOptions& options) {
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
     return unusable("default",
-                    Failure{400, "unknown field validation " + options.field_validation});
+                    invalid_argument("unknown field validation " + options.field_validation));
   }
   std::string out;
   for (const auto& js : manifests.value().jobsets) {
@@ -173,15 +177,16 @@ int print_defaults(const DefaultOptions& options) {
                   << ": warning: " << message << "\n";
     }
     if (!messages.empty() && *field_validation == FieldValidation::kStrict) {
-      return unusable("default",
-                      Failure{400, js.where().to_string() + ": JobSet " + js.display_name() + ": " +
-                                       std::string(validation::kStrictCreatePrefix) + messages});
+      return unusable(
+          "default",
+          invalid_argument(js.where().to_string() + ": JobSet " + js.display_name() + ": " +
+                           std::string(validation::kStrictCreatePrefix) + messages));
     }
     auto stored = cluster_defaults(object, policy.value());
     if (!stored.ok()) {
       return unusable("default",
-                      Failure{400, js.where().to_string() + ": JobSet " + js.display_name() + ": " +
-                                       stored.failure().message});
+                      invalid_argument(js.where().to_string() + ": JobSet " + js.display_name() +
+                                       ": " + stored.failure().message));
     }
     out += "---\n" + to_yaml(stored.value());
   }

@@ -29,7 +29,7 @@ Location location_of(const std::string& file, const Marks& marks, std::string_vi
 }
 
 Failure failure_at(const Location& where, std::string_view problem) {
-  return Failure{400, where.to_string() + ": " + std::string(problem)};
+  return invalid_argument(where.to_string() + ": " + std::string(problem));
 }
 
 // The marks below prefix, re-rooted there: an item of a List becomes a document of its own.
@@ -171,7 +171,7 @@ Result<std::vector<std::string>> FileSystem::expand(const std::string& path) con
   if (path == "-") return std::vector<std::string>{path};
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (ec) return Failure{400, path + ": " + ec.message()};
+  if (ec) return invalid_argument(path + ": " + ec.message());
   if (!fs::is_directory(status)) return std::vector<std::string>{path};
   std::vector<std::string> files;
   fs::recursive_directory_iterator it(path, ec), end;
@@ -180,7 +180,7 @@ Result<std::vector<std::string>> FileSystem::expand(const std::string& path) con
     if (it->is_regular_file(type_ec) && is_manifest_file(it->path()))
       files.push_back(it->path().lexically_normal().string());
   }
-  if (ec) return Failure{400, path + ": " + ec.message()};
+  if (ec) return invalid_argument(path + ": " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -295,10 +295,10 @@ std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_vi
     if (js.name.empty()) continue;
     const auto [it, inserted] = seen.emplace(std::pair{js.file, js.display_name()}, &js);
     if (!inserted) {
-      return Failure{400, js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
+      return invalid_argument(js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
                               js.display_name() + " twice in one file (first at " +
                               it->second->where().to_string() +
-                              "); applying the file keeps only the last"};
+                              "); applying the file keeps only the last");
     }
   }
   return std::nullopt;

@@ -13,21 +13,21 @@ int review(const ReviewOptions& options) {
     auto loaded = load_policy_file(options.config);
     if (!loaded.ok()) {
       std::cerr << "jobset-webhook review: " << loaded.failure().message << "\n";
-      return kExitUnusableInput;
+      return exit_code(loaded.failure());
     }
     policy = loaded.value();
   }
   const auto body = read_input(options.input);
   if (!body.ok()) {
     std::cerr << "jobset-webhook review: " << body.failure().message << "\n";
-    return kExitUnusableInput;
+    return exit_code(body.failure());
   }
   const auto response = admission::handle_review(
       body.value(), policy, options.mutate ? Hook::kMutating : Hook::kValidating);
   if (!response.ok()) {
     std::cerr << "jobset-webhook review: " << options.input << ": " << response.failure().message
               << "\n";
-    return kExitUnusableInput;
+    return exit_code(response.failure());
   }
   std::cout << response.value() << "\n";
   return kExitOk;

@@ -36,12 +36,12 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
                                      : flags.tls_private_key_file;
   options.tls.client_ca_file = flags.client_ca_file;
   if (!flags.client_names.empty() && flags.client_ca_file.empty()) {
-    return Failure{400,
-                   "--client-name: needs --client-ca-file (names are checked only on "
-                   "client certificates, which only a client CA asks for)"};
+    return invalid_argument(
+        "--client-name: needs --client-ca-file (names are checked only on "
+        "client certificates, which only a client CA asks for)");
   }
   for (const auto& name : flags.client_names) {
-    if (name.empty()) return Failure{400, "--client-name: empty"};
+    if (name.empty()) return invalid_argument("--client-name: empty");
   }
   options.client_names = flags.client_names;
   options.min_tls_version =
@@ -54,16 +54,16 @@ Result<srv::ServerOptions> server_options(const ServeOptions& flags) {
         std::tuple{"--shutdown-grace", &flags.shutdown_grace, &options.shutdown_grace}}) {
     const auto duration = runtime::parse_go_duration(*text);
     if (!duration || duration->count() < 0) {
-      return Failure{400, std::string(flag) + ": not a duration such as 25s: " + *text};
+      return invalid_argument(std::string(flag) + ": not a duration such as 25s: " + *text);
     }
     if (*duration > std::chrono::hours(24)) {
-      return Failure{400, std::string(flag) + ": at most 24h, got " + *text};
+      return invalid_argument(std::string(flag) + ": at most 24h, got " + *text);
     }
     *field = std::chrono::duration_cast<std::chrono::milliseconds>(*duration);
   }
   if (!flags.config.empty()) {
     auto policy = load_policy_file(flags.config);
-    if (!policy.ok()) return Failure{400, "--config: " + policy.failure().message};
+    if (!policy.ok()) return invalid_argument("--config: " + policy.failure().message);
     options.policy = policy.value();
   }
   return options;
@@ -78,7 +78,7 @@ int serve(const ServeOptions& flags) {
   const auto options = server_options(flags);
   if (!options.ok()) {
     log.error("cannot serve", {{"error", options.failure().message}});
-    return kExitUnusableInput;
+    return exit_code(options.failure());
   }
   return srv::run(options.value(), log);
 }

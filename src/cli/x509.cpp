@@ -27,7 +27,9 @@ bool is_dns_label(std::string_view label) {
   });
 }
 
-Failure openssl_failure(const std::string& what) { return Failure{500, ossl::error_message(what)}; }
+Failure openssl_failure(const std::string& what) {
+  return internal_error(ossl::error_message(what));
+}
 
 Result<ossl::Pkey> generate_key(KeyType type) {
   const bool ec = type == KeyType::kEcdsaP256;
@@ -109,20 +111,20 @@ std::string pem_of(EVP_PKEY* key) {
 
 Result<std::vector<std::string>> subject_alt_names(const ServingCertificateRequest& request) {
   if (!is_dns_label(request.service)) {
-    return Failure{400,
-                   "service \"" + request.service +
-                       "\" is not a DNS label (lowercase letters, digits and '-', at most 63)"};
+    return invalid_argument(
+        "service \"" + request.service +
+        "\" is not a DNS label (lowercase letters, digits and '-', at most 63)");
   }
   if (!is_dns_label(request.ns)) {
-    return Failure{400,
-                   "namespace \"" + request.ns +
-                       "\" is not a DNS label (lowercase letters, digits and '-', at most 63)"};
+    return invalid_argument(
+        "namespace \"" + request.ns +
+        "\" is not a DNS label (lowercase letters, digits and '-', at most 63)");
   }
   auto sans = service_dns_names(request.service, request.ns);
   for (const auto& extra : request.extra_sans) {
     if (!is_ip_literal(extra) && !is_dns_name(extra)) {
-      return Failure{
-          400, "extra SAN \"" + extra + "\" is neither a DNS name (lowercase) nor an IP address"};
+      return invalid_argument("extra SAN \"" + extra +
+                              "\" is neither a DNS name (lowercase) nor an IP address");
     }
     if (std::find(sans.begin(), sans.end(), extra) == sans.end()) sans.push_back(extra);
   }
@@ -158,8 +160,8 @@ bool is_dns_name(std::string_view san) {
 
 Result<ServingCertificates> issue_serving_certificates(const ServingCertificateRequest& request) {
   if (request.days < 1 || request.days > kMaxDays) {
-    return Failure{400, "days must be between 1 and " + std::to_string(kMaxDays) + ", got " +
-                            std::to_string(request.days)};
+    return invalid_argument("days must be between 1 and " + std::to_string(kMaxDays) + ", got " +
+                            std::to_string(request.days));
   }
   auto sans = subject_alt_names(request);
   if (!sans.ok()) return sans.failure();

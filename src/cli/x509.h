@@ -47,8 +47,9 @@ bool is_ip_literal(std::string_view san);
 bool is_dns_name(std::string_view san);
 
 // A fresh CA and a serving certificate for the request's Service, signed with SHA-256. Duplicate
-// names are listed once. Fails (code 400) on an extra SAN that is neither a DNS name nor an IP
-// literal, or days outside 1..3650; fails (code 500) naming the OpenSSL error if a step fails.
+// names are listed once. Fails (kInvalidArgument) on an extra SAN that is neither a DNS name nor
+// an IP literal, or days outside 1..3650; fails (kInternal) naming the OpenSSL error if a step
+// fails.
 [[nodiscard]] Result<ServingCertificates> issue_serving_certificates(
     const ServingCertificateRequest& request);
 

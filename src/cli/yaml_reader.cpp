@@ -120,15 +120,15 @@ class JsonBuilder : public YAML::EventHandler {
   };
 
   void fail(const YAML::Mark& mark, const std::string& message) {
-    if (!failure_) failure_ = Failure{400, position(source_, mark) + ": " + message};
+    if (!failure_) failure_ = invalid_argument(position(source_, mark) + ": " + message);
   }
 
   bool count(const YAML::Mark& mark, std::size_t values) {
     values_ += values;
     if (values_ <= max_values_) return true;
     (void)mark;  // the budget is the stream's, not a place in it
-    failure_ = Failure{400, std::string(source_) + ": aliases expand the YAML to more than " +
-                                std::to_string(max_values_) + " values"};
+    failure_ = resource_exhausted(std::string(source_) + ": aliases expand the YAML to more than " +
+                                  std::to_string(max_values_) + " values");
     return false;
   }
 
@@ -238,11 +238,11 @@ Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text,
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's parser recurses and stops itself at a depth of its own (a few hundred levels),
     // with the unhelpful message "bad file".
-    return Failure{400, position(source, e.mark) + ": document nested too deeply"};
+    return invalid_argument(position(source, e.mark) + ": document nested too deeply");
   } catch (const YAML::Exception& e) {
-    return Failure{400, position(source, e.mark) + ": " + e.msg};
+    return invalid_argument(position(source, e.mark) + ": " + e.msg);
   } catch (const std::exception& e) {
-    return Failure{400, std::string(source) + ": " + e.what()};
+    return invalid_argument(std::string(source) + ": " + e.what());
   }
   if (builder.failure()) return *builder.failure();
   return std::move(builder.documents());

@@ -275,7 +275,7 @@ Result<YamlScalar> resolve_scalar(std::string_view tag, std::string_view in) {
   if (name == "bool") want = Tag::kBool;
   if (name == "int") want = Tag::kInt;
   if (name == "float") want = Tag::kFloat;
-  if (name == "binary") return Failure{400, "!!binary scalars are not supported"};
+  if (name == "binary") return invalid_argument("!!binary scalars are not supported");
   if (!want) return scalar(Tag::kString, std::string(in));  // !!timestamp and others: the text
   YamlScalar got = resolve_untagged(in);
   const Tag got_tag = got.tag == Tag::kUint ? Tag::kInt : got.tag;
@@ -285,16 +285,16 @@ Result<YamlScalar> resolve_scalar(std::string_view tag, std::string_view in) {
     return scalar(Tag::kFloat, static_cast<double>(got.value.get<std::int64_t>()));
   if (*want == Tag::kFloat && got.tag == Tag::kUint)
     return scalar(Tag::kFloat, static_cast<double>(got.value.get<std::uint64_t>()));
-  return Failure{400, "cannot decode " + std::string(short_tag(got.tag)) + " `" + std::string(in) +
-                          "` as a !!" + std::string(name)};
+  return invalid_argument("cannot decode " + std::string(short_tag(got.tag)) + " `" +
+                          std::string(in) + "` as a !!" + std::string(name));
 }
 
 Result<Json> json_value(const YamlScalar& s) {
   if (s.tag != YamlScalar::Tag::kFloat) return s.value;
   const double d = s.value.get<double>();
   if (std::isnan(d) || std::isinf(d)) {
-    return Failure{
-        400, "error converting YAML to JSON: json: unsupported value: " + format_float32_g(d)};
+    return invalid_argument("error converting YAML to JSON: json: unsupported value: " +
+                            format_float32_g(d));
   }
   // json.Marshal writes an integral float without a fraction or exponent below 1e21, and the API
   // server's decoder reads such a number as an int64 when it fits.
@@ -315,10 +315,10 @@ Result<std::string> json_key(const YamlScalar& s) {
       if (k == "NaN") return std::string(".nan");
       return k;
     }
-    case YamlScalar::Tag::kUint: return Failure{400, "unsupported map key of type: uint64"};
+    case YamlScalar::Tag::kUint: return invalid_argument("unsupported map key of type: uint64");
     case YamlScalar::Tag::kNull: break;
   }
-  return Failure{400, "unsupported map key of type: <nil>"};
+  return invalid_argument("unsupported map key of type: <nil>");
 }
 
 Json plain_scalar(std::string_view s) {

@@ -43,7 +43,7 @@ Outcome Reconciler::reconcile(const std::string& key) {
   for (;;) {
     auto read = env_.api.get(path);
     if (!read.ok()) {
-      if (read.failure().code == 404) {
+      if (read.failure().code == StatusCode::kNotFound) {
         stop_waiting(key);
         return Outcome::kDone;
       }
@@ -77,16 +77,17 @@ Outcome Reconciler::delete_job(const std::string& key, const Json& jobset, const
   auto res = env_.api.remove(kube::group_path("batch/v1", ns, "jobs", d.name),
                              kube::DeleteOptions{to_string(d.propagation), d.uid});
   if (!res.ok()) {
-    const int code = res.failure().code;
-    // 404: already gone; 409: the precondition failed, the name now holds a newer Job (the plan
-    // sees it on its own event).
-    if (code == 404 || code == 409) {
+    const StatusCode code = res.failure().code;
+    // Not found: already gone; aborted (409): the precondition failed, the name now holds a newer
+    // Job (the plan sees it on its own event).
+    if (code == StatusCode::kNotFound || code == StatusCode::kAborted) {
       env_.log.info("job already gone or replaced",
                     {{"job", ns + "/" + d.name}, {"error", res.failure().message}});
       return Outcome::kDone;
     }
     env_.log.error("delete job", {{"job", ns + "/" + d.name}, {"error", res.failure().message}});
-    wait(key, jobset, code == 403 ? WaitReason::kForbidden : WaitReason::kDeleteFailed,
+    wait(key, jobset,
+         code == StatusCode::kPermissionDenied ? WaitReason::kForbidden : WaitReason::kDeleteFailed,
          "cannot delete Job " + d.name + ": " + res.failure().message);
     return Outcome::kRetry;  // keep the order: no lower index before this one is gone
   }

@@ -135,7 +135,7 @@ class Controller {
     };
     h.event = [this, &target](const kube::WatchEvent& e) { queue_.add(cache_.apply(target, e)); };
     h.error = [this](const std::string& what, const Failure& f) {
-      log_.warn(what, {{"code", f.code}, {"error", f.message}});
+      log_.warn(what, {{"code", f.http_status}, {"error", f.message}});
     };
     return h;
   }
@@ -157,7 +157,7 @@ class Controller {
       bool readable = true;
       if (got.ok()) {
         lease = std::move(got).value();
-      } else if (got.failure().code != 404) {
+      } else if (got.failure().code != StatusCode::kNotFound) {
         readable = false;
         if (!stopping_) log_.warn("get lease", {{"error", got.failure().message}});
       }
@@ -176,7 +176,7 @@ class Controller {
           if (written.ok()) {
             std::lock_guard lock(lease_mu_);
             elector_.written(now);
-          } else if (!stopping_ && written.failure().code != 409) {
+          } else if (!stopping_ && written.failure().code != StatusCode::kAborted) {
             log_.warn("write lease", {{"error", written.failure().message}});
           }
         }
@@ -275,7 +275,7 @@ int run_scale_down_controller(const ControllerOptions& options, const runtime::L
                     : kube::load_kubeconfig(options.kubeconfig, options.context);
   if (!config.ok()) {
     log.error("cannot read the configuration", {{"error", config.failure().message}});
-    return kExitUnusableInput;
+    return exit_code(config.failure());
   }
   Controller controller(options, std::move(config).value(), log);
   if (!controller.start()) return kExitFailed;

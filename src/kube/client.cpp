@@ -27,17 +27,17 @@ constexpr std::size_t kMaxIdleConnections = 8;
 constexpr auto kIdleTimeout = std::chrono::seconds(90);
 constexpr const char* kCancelled = "cancelled";
 
-Failure transport(const std::string& what) { return Failure{kTransportError, what}; }
+Failure transport(const std::string& what) { return api_error(kTransportError, what); }
 
 // A Status object's message, or the body itself when it is not one.
 Failure status_failure(int code, const std::string& body) {
   const Json status = Json::parse(body, nullptr, false);
   if (status.is_object()) {
     const auto m = status.find("message");
-    if (m != status.end() && m->is_string()) return Failure{code, m->get<std::string>()};
+    if (m != status.end() && m->is_string()) return api_error(code, m->get<std::string>());
   }
-  return Failure{code,
-                 "HTTP " + std::to_string(code) + (body.empty() ? "" : ": " + body.substr(0, 200))};
+  return api_error(
+      code, "HTTP " + std::to_string(code) + (body.empty() ? "" : ": " + body.substr(0, 200)));
 }
 
 std::optional<std::string> file_text(const std::string& path) {
@@ -335,7 +335,7 @@ Result<Json> Client::send(const std::string& method, const std::string& path, co
     }
     if (res->status < 200 || res->status >= 300) return status_failure(res->status, res->body);
     Json parsed = Json::parse(res->body, nullptr, false);
-    if (parsed.is_discarded()) return Failure{500, method + " " + path + ": answer is not JSON"};
+    if (parsed.is_discarded()) return internal_error(method + " " + path + ": answer is not JSON");
     return parsed;
   }
 }
@@ -383,7 +383,7 @@ Result<std::string> Client::watch(const std::string& path, const std::string& la
     if (line.empty()) return true;
     Json event = Json::parse(line, nullptr, false);
     if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) {
-      ended = Failure{500, "watch " + path + ": event is not JSON"};
+      ended = internal_error("watch " + path + ": event is not JSON");
       return false;
     }
     WatchEvent e{event["type"].get<std::string>(), std::move(event["object"])};
@@ -458,6 +458,20 @@ Result<Json> Client::remove(const std::string& path, const DeleteOptions& option
   if (!options.precondition_uid.empty())
     body["preconditions"] = {{"uid", options.precondition_uid}};
   return send("DELETE", path, &body);
+}
+
+Failure api_error(int http_status, std::string message) {
+  StatusCode code = StatusCode::kUnavailable;
+  switch (http_status) {
+    case 400:
+    case 422: code = StatusCode::kInvalidArgument; break;
+    case 403: code = StatusCode::kPermissionDenied; break;
+    case 404: code = StatusCode::kNotFound; break;
+    case 409: code = StatusCode::kAborted; break;
+    case 410: code = StatusCode::kOutOfRange; break;
+    default: break;
+  }
+  return Failure{code, std::move(message), http_status};
 }
 
 std::string core_path(const std::string& ns, const std::string& resource, const std::string& name) {

@@ -10,12 +10,12 @@ namespace jobset_webhook::kube {
 namespace {
 
 Failure config_error(const std::string& where, const std::string& problem) {
-  return Failure{400, where + ": " + problem};
+  return invalid_argument(where + ": " + problem);
 }
 
 Result<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Failure{400, "cannot read " + path};
+  if (!in) return invalid_argument("cannot read " + path);
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
@@ -122,13 +122,13 @@ Result<Config> parse_kubeconfig(const std::string& path, const std::string& text
 Result<Config> with_server(Config config, const std::string& server) {
   const std::string scheme = "https://";
   if (server.rfind(scheme, 0) != 0)
-    return Failure{400, "server \"" + server + "\": only https:// servers are supported"};
+    return invalid_argument("server \"" + server + "\": only https:// servers are supported");
   std::string rest = server.substr(scheme.size());
   if (const auto slash = rest.find('/'); slash != std::string::npos) rest.resize(slash);
   std::string port;
   if (!rest.empty() && rest[0] == '[') {
     const auto close = rest.find(']');
-    if (close == std::string::npos) return Failure{400, "server \"" + server + "\": bad host"};
+    if (close == std::string::npos) return invalid_argument("server \"" + server + "\": bad host");
     config.host = rest.substr(1, close - 1);
     if (close + 1 < rest.size() && rest[close + 1] == ':') port = rest.substr(close + 2);
   } else if (const auto colon = rest.rfind(':'); colon != std::string::npos) {
@@ -137,16 +137,16 @@ Result<Config> with_server(Config config, const std::string& server) {
   } else {
     config.host = rest;
   }
-  if (config.host.empty()) return Failure{400, "server \"" + server + "\": no host"};
+  if (config.host.empty()) return invalid_argument("server \"" + server + "\": no host");
   config.port = 443;
   if (!port.empty()) {
     int p = 0;
     for (const char c : port) {
       if (c < '0' || c > '9' || p > 65535)
-        return Failure{400, "server \"" + server + "\": bad port"};
+        return invalid_argument("server \"" + server + "\": bad port");
       p = p * 10 + (c - '0');
     }
-    if (p < 1 || p > 65535) return Failure{400, "server \"" + server + "\": bad port"};
+    if (p < 1 || p > 65535) return invalid_argument("server \"" + server + "\": bad port");
     config.port = p;
   }
   return config;
@@ -166,7 +166,7 @@ Result<std::string> base64_decode(const std::string& text) {
       continue;
     }
     const auto pos = kAlphabet.find(c);
-    if (pos == std::string_view::npos || padding) return Failure{400, "not base64"};
+    if (pos == std::string_view::npos || padding) return invalid_argument("not base64");
     buffer = (buffer << 6) | static_cast<unsigned>(pos);
     bits += 6;
     if (bits >= 8) {
@@ -174,7 +174,7 @@ Result<std::string> base64_decode(const std::string& text) {
       out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
     }
   }
-  if (bits >= 6) return Failure{400, "not base64 (truncated)"};
+  if (bits >= 6) return invalid_argument("not base64 (truncated)");
   return out;
 }
 
@@ -188,18 +188,19 @@ Result<Config> in_cluster_config(const std::string& dir) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (host == nullptr || port == nullptr || *host == '\0')
-    return Failure{400, "in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT unset"};
+    return invalid_argument(
+        "in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT unset");
   const std::string h(host);
   auto config = with_server(
       Config{}, "https://" + (h.find(':') != std::string::npos ? "[" + h + "]" : h) + ":" + port);
-  if (!config.ok()) return Failure{400, "in-cluster: " + config.failure().message};
+  if (!config.ok()) return invalid_argument("in-cluster: " + config.failure().message);
   auto ca = read_file(dir + "/ca.crt");
-  if (!ca.ok()) return Failure{400, "in-cluster: " + ca.failure().message};
+  if (!ca.ok()) return invalid_argument("in-cluster: " + ca.failure().message);
   config.value().ca_pem = std::move(ca).value();
   config.value().ca_file = dir + "/ca.crt";
   config.value().token_file = dir + "/token";
   auto token = read_file(config.value().token_file);
-  if (!token.ok()) return Failure{400, "in-cluster: " + token.failure().message};
+  if (!token.ok()) return invalid_argument("in-cluster: " + token.failure().message);
   if (auto ns = read_file(dir + "/namespace"); ns.ok() && !ns.value().empty())
     config.value().ns = ns.value();
   return config;

@@ -72,7 +72,7 @@ void Reflector::run() {
       continue;
     }
     if (stopping_) return;
-    if (watched.failure().code == 410) {
+    if (watched.failure().code == StatusCode::kOutOfRange) {
       // The resourceVersion is older than the server keeps (compaction, or a restarted API
       // server's watch cache): every event since may be lost, so list again.
       if (handlers_.error) handlers_.error("watch " + path_, watched.failure());

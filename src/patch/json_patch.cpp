@@ -42,17 +42,17 @@ Result<Json> to_json(JsonView value) {
   try {
     return Json::parse(simdjson::to_string(value));
   } catch (const Json::exception& e) {
-    return Failure{400, std::string("cannot convert the object: ") + e.what()};
+    return invalid_argument(std::string("cannot convert the object: ") + e.what());
   }
 }
 
 Result<Json> apply(const Json& document, const Json& operations) {
   if (!operations.is_array())
-    return Failure{400, "patch: must be a list of operations, got " + operations.dump()};
+    return invalid_argument("patch: must be a list of operations, got " + operations.dump());
   try {
     return document.patch(operations);
   } catch (const Json::exception& e) {
-    return Failure{400, std::string("patch: ") + e.what()};
+    return invalid_argument(std::string("patch: ") + e.what());
   }
 }
 

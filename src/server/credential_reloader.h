@@ -28,7 +28,8 @@ namespace jobset_webhook::server {
 
 class CredentialReloader {
  public:
-  // Loads the files once (Failure, code 400, when they are unusable) and starts watching them.
+  // Loads the files once (a kInvalidArgument Failure when they are unusable) and starts watching
+  // them.
   // log and metrics must outlive the reloader.
   static Result<std::unique_ptr<CredentialReloader>> start(const TlsFiles& files,
                                                            std::chrono::milliseconds interval,

@@ -30,7 +30,7 @@ std::string openssl_reason() {
 
 Result<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Failure{400, "cannot read " + path + ": " + std::strerror(errno)};
+  if (!in) return invalid_argument("cannot read " + path + ": " + std::strerror(errno));
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
@@ -54,9 +54,9 @@ Result<std::vector<X509*>> read_certificates(const std::string& text, const std:
     certs.push_back(cert);
   if (!at_end_of_pem()) {
     for (X509* c : certs) X509_free(c);
-    return Failure{400, path + ": malformed certificate: " + openssl_reason()};
+    return invalid_argument(path + ": malformed certificate: " + openssl_reason());
   }
-  if (certs.empty()) return Failure{400, path + ": no PEM certificate found"};
+  if (certs.empty()) return invalid_argument(path + ": no PEM certificate found");
   return certs;
 }
 
@@ -116,12 +116,12 @@ Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(
       BIO_new_mem_buf(key_text.value().data(), static_cast<int>(key_text.value().size())));
   loaded->private_key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, no_passphrase, nullptr);
   if (loaded->private_key == nullptr) {
-    return Failure{400, key_file + ": no usable PEM private key: " + openssl_reason()};
+    return invalid_argument(key_file + ": no usable PEM private key: " + openssl_reason());
   }
   if (X509_check_private_key(loaded->leaf, loaded->private_key) != 1) {
     ERR_clear_error();
-    return Failure{
-        400, cert_file + " and " + key_file + ": the private key does not match the certificate"};
+    return invalid_argument(cert_file + " and " + key_file +
+                            ": the private key does not match the certificate");
   }
   loaded->subject = certificate_subject(loaded->leaf);
   loaded->not_after = not_after_of(loaded->leaf);

@@ -43,13 +43,13 @@ struct ClientCa {
 // The subject of cert as RFC 2253 text, for logs: "CN=kube-apiserver,O=system:masters".
 std::string certificate_subject(X509* cert);
 
-// Reads a certificate chain and its private key. Failure (code 400) names the file and the
+// Reads a certificate chain and its private key. Failure (kInvalidArgument) names the file and the
 // reason: unreadable, no certificate, no key, or a key that does not match the certificate.
 Result<std::shared_ptr<const ServingCertificate>> load_serving_certificate(
     const std::string& cert_file, const std::string& key_file);
 
-// Reads every certificate of a PEM bundle. Failure (code 400) when the file is unreadable, holds
-// no certificate, or holds something that is not one.
+// Reads every certificate of a PEM bundle. Failure (kInvalidArgument) when the file is
+// unreadable, holds no certificate, or holds something that is not one.
 Result<std::shared_ptr<const ClientCa>> load_client_ca(const std::string& ca_file);
 
 }  // namespace jobset_webhook::server

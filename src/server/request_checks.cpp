@@ -3,12 +3,19 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <utility>
 
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/runtime/duration.h"
 
 namespace jobset_webhook::server {
 namespace {
+
+// A method or media type the server does not read: kUnimplemented, with the HTTP status that
+// tells them apart (405 Method Not Allowed, 415 Unsupported Media Type) kept beside it.
+Failure not_offered(int status, std::string message) {
+  return Failure{StatusCode::kUnimplemented, std::move(message), status};
+}
 
 char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -80,46 +87,46 @@ std::string media_type(std::string_view content_type) {
 
 Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t max_request_bytes) {
   if (req.path != kValidatePath && req.path != kMutatePath) {
-    return Failure{404, "no webhook at " + req.path + "; the webhooks are " +
-                            std::string(kValidatePath) + " and " + std::string(kMutatePath)};
+    return not_found("no webhook at " + req.path + "; the webhooks are " +
+                     std::string(kValidatePath) + " and " + std::string(kMutatePath));
   }
   if (req.method != "POST")
-    return Failure{405, "method " + req.method + " is not allowed; use POST"};
+    return not_offered(405, "method " + req.method + " is not allowed; use POST");
 
   const HeadFields fields = fields_of(req);
   const auto encoding =
       fields.content_encoding != nullptr ? lower_trimmed(*fields.content_encoding) : "";
   if (!encoding.empty() && encoding != "identity") {
-    return Failure{415, "Content-Encoding " + json_quoted(encoding) +
-                            " is not supported; send the body uncompressed"};
+    return not_offered(415, "Content-Encoding " + json_quoted(encoding) +
+                                " is not supported; send the body uncompressed");
   }
   if (fields.content_type == nullptr)
-    return Failure{415, "Content-Type must be application/json, got none"};
+    return not_offered(415, "Content-Type must be application/json, got none");
   if (media_type(*fields.content_type) != "application/json") {
     const std::string got = json_quoted(*fields.content_type);
-    return Failure{415, "Content-Type must be application/json, got " + got};
+    return not_offered(415, "Content-Type must be application/json, got " + got);
   }
 
   RequestHead head;
   const bool chunked = is_chunked(fields);
   if (fields.transfer_encoding != nullptr && !chunked) {
-    return Failure{
-        400, "Transfer-Encoding " + json_quoted(*fields.transfer_encoding) + " is not supported"};
+    return invalid_argument("Transfer-Encoding " + json_quoted(*fields.transfer_encoding) +
+                            " is not supported");
   }
   if (fields.content_length != nullptr) {
     if (chunked)
-      return Failure{400, "a request may not have both Content-Length and Transfer-Encoding"};
-    if (fields.conflicting_lengths) return Failure{400, "conflicting Content-Length headers"};
+      return invalid_argument("a request may not have both Content-Length and Transfer-Encoding");
+    if (fields.conflicting_lengths) return invalid_argument("conflicting Content-Length headers");
     const std::string& text = *fields.content_length;
     std::uint64_t length = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), length);
     if (text.empty() || end != text.data() + text.size() ||
         (ec != std::errc() && ec != std::errc::result_out_of_range)) {
-      return Failure{400, "Content-Length " + json_quoted(text) + " is not a number of bytes"};
+      return invalid_argument("Content-Length " + json_quoted(text) + " is not a number of bytes");
     }
     if (ec == std::errc::result_out_of_range || length > max_request_bytes) {
-      return Failure{413, "request body of " + text + " bytes is larger than the limit of " +
-                              std::to_string(max_request_bytes) + " bytes"};
+      return resource_exhausted("request body of " + text + " bytes is larger than the limit of " +
+                                std::to_string(max_request_bytes) + " bytes");
     }
     head.content_length = length;
   }
@@ -129,8 +136,9 @@ Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t 
     const auto text = req.get_param_value("timeout");
     const auto timeout = runtime::parse_go_duration(text);
     if (!timeout || timeout->count() <= 0) {
-      return Failure{400, "timeout query parameter must be a positive duration such as 10s, got " +
-                              json_quoted(text)};
+      return invalid_argument(
+          "timeout query parameter must be a positive duration such as 10s, got " +
+          json_quoted(text));
     }
     // The kube-apiserver sends at most 30s; a cap keeps "now + timeout" far from overflowing.
     head.timeout = std::min<std::chrono::nanoseconds>(*timeout, std::chrono::hours(24));
@@ -142,7 +150,7 @@ bool has_body(const httplib::Request& req) { return body_follows(fields_of(req))
 
 std::string error_body(const Failure& failure) {
   Json body = Json::object();
-  body["code"] = failure.code;
+  body["code"] = http_status(failure);
   body["message"] = failure.message;
   return body.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

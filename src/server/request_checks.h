@@ -24,13 +24,16 @@ struct RequestHead {
   std::optional<std::chrono::nanoseconds> timeout;  // ?timeout=, at most 24 hours
 };
 
-// Checks a request's head, in this order, and returns the first problem:
-//   404 a path other than the two webhook paths
-//   405 a method other than POST
-//   415 a Content-Encoding other than identity, or a Content-Type other than application/json
-//   400 a Content-Length that is not a number, or a Transfer-Encoding other than chunked
-//   413 a Content-Length above max_request_bytes
-//   400 a timeout query parameter that is not a positive duration ("10s")
+// Checks a request's head, in this order, and returns the first problem (its code, then the
+// HTTP status it is answered with, http_status in status.h):
+//   kNotFound 404          a path other than the two webhook paths
+//   kUnimplemented 405     a method other than POST
+//   kUnimplemented 415     a Content-Encoding other than identity, or a Content-Type other than
+//                          application/json
+//   kInvalidArgument 400   a Content-Length that is not a number, or a Transfer-Encoding other
+//                          than chunked
+//   kResourceExhausted 413 a Content-Length above max_request_bytes
+//   kInvalidArgument 400   a timeout query parameter that is not a positive duration ("10s")
 // or, when the request may proceed, what its head says.
 Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t max_request_bytes);
 
@@ -38,7 +41,8 @@ Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t 
 // that check_request_head refused (its connection must then close instead of reading the body).
 bool has_body(const httplib::Request& req);
 
-// The short JSON body of an HTTP error: {"code":415,"message":"..."}.
+// The short JSON body of an HTTP error, with the failure's HTTP status:
+// {"code":415,"message":"..."}.
 std::string error_body(const Failure& failure);
 
 }  // namespace jobset_webhook::server

@@ -19,17 +19,17 @@ using httplib::Request;
 using httplib::Response;
 
 void refuse(Response& res, const Failure& failure, ConnectionContext& conn) {
-  res.status = failure.code;
-  if (failure.code == 405) res.set_header("Allow", "POST");
+  res.status = http_status(failure);
+  if (res.status == 405) res.set_header("Allow", "POST");
   res.set_content(error_body(failure), "application/json");
   conn.request.error = failure.message;
 }
 
 Failure larger_than_budget(std::size_t bytes, const MemoryBudget& budget) {
-  return Failure{413, "request body of " + std::to_string(bytes) +
-                          " bytes is larger than the server's memory budget allows for one body (" +
-                          std::to_string(budget.ceiling(bytes)) +
-                          " bytes; see --max-inflight-bytes)"};
+  return resource_exhausted(
+      "request body of " + std::to_string(bytes) +
+      " bytes is larger than the server's memory budget allows for one body (" +
+      std::to_string(budget.ceiling(bytes)) + " bytes; see --max-inflight-bytes)");
 }
 
 // The head checks, run before any of the body is read. A refusal leaves the body unread, so the
@@ -57,8 +57,8 @@ std::optional<Failure> check(const Request& req, std::size_t max_request_bytes,
 }
 
 Failure timed_out(const Request& req) {
-  return Failure{504, "the request's timeout of " + req.get_param_value("timeout") +
-                          " passed before it could be answered"};
+  return deadline_exceeded("the request's timeout of " + req.get_param_value("timeout") +
+                           " passed before it could be answered");
 }
 
 // Room in the memory budget for the body, before any of it is read: its Content-Length, or for a
@@ -86,9 +86,9 @@ Result<MemoryBudget::Reservation> reserve_body(const Request& req, const ServerO
     case MemoryBudget::Outcome::kTimedOut: break;
   }
   if (own && *own <= started + options.read_timeout) return timed_out(req);
-  return Failure{504, "the server's request timeout of " +
-                          std::to_string(options.read_timeout.count()) +
-                          "ms passed before memory for the request's body was free"};
+  return deadline_exceeded("the server's request timeout of " +
+                           std::to_string(options.read_timeout.count()) +
+                           "ms passed before memory for the request's body was free");
 }
 
 // The whole body, never more than max_request_bytes of it (a chunked body has no length to check
@@ -115,11 +115,11 @@ Result<std::string> read_body(const Request& req, const RequestHead& head,
     return true;
   });
   if (too_large) {
-    return Failure{413, "request body is larger than the limit of " +
-                            std::to_string(max_request_bytes) + " bytes"};
+    return resource_exhausted("request body is larger than the limit of " +
+                              std::to_string(max_request_bytes) + " bytes");
   }
   if (late) return timed_out(req);
-  if (!complete) return Failure{400, "the request body ended early or arrived too slowly"};
+  if (!complete) return invalid_argument("the request body ended early or arrived too slowly");
   // A chunked body, or one longer than announced, may have grown without the padding.
   if (body.capacity() - body.size() < admission::kInPlacePadding) {
     body.reserve(body.size() + admission::kInPlacePadding);
@@ -142,7 +142,7 @@ void answer_internal_error(Response& res, ServerMetrics& metrics, const runtime:
   log.error("internal error while judging a review; answered 500", {{"error", what}});
   res.headers.clear();
   res.body.clear();
-  refuse(res, Failure{500, "internal error: " + what}, conn);
+  refuse(res, internal_error("internal error: " + what), conn);
 }
 
 void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook,
@@ -189,7 +189,7 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
         const auto problem = check(req, max_request_bytes, budget, conn);
         if (!problem) return 100;
         refuse(res, *problem, conn);
-        return problem->code;
+        return http_status(*problem);
       }));
   server.set_pre_routing_handler(HttpsServer::with_connection(
       [max_request_bytes, &budget](const Request& req, Response& res, ConnectionContext& conn) {

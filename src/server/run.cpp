@@ -33,7 +33,7 @@ int run(const ServerOptions& options, const runtime::Log& log) {
   auto server = AdmissionServer::start(options, log);
   if (!server.ok()) {
     log.error("cannot serve", {{"error", server.failure().message}});
-    return server.failure().code == 400 ? kExitUnusableInput : kExitFailed;
+    return exit_code(server.failure());
   }
   log.info("received signal", {{"signal", signals.wait()}});
   if (!server.value()->shutdown(options.shutdown_delay, options.shutdown_grace)) {

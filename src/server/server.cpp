@@ -12,8 +12,8 @@ namespace jobset_webhook::server {
 namespace {
 
 Failure cannot_listen(const std::string& host, int port, int error) {
-  return Failure{500, "cannot listen on " + host + ":" + std::to_string(port) + ": " +
-                          (error != 0 ? std::strerror(error) : "address unavailable")};
+  return unavailable("cannot listen on " + host + ":" + std::to_string(port) + ": " +
+                     (error != 0 ? std::strerror(error) : "address unavailable"));
 }
 
 }  // namespace
@@ -39,8 +39,8 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
   s->https_ = std::make_unique<HttpsServer>(s->options_, *s->reloader_, s->client_names_, log);
   if (!s->https_->is_valid()) {
     const char* reason = ERR_reason_error_string(ERR_get_error());
-    return Failure{
-        400, std::string("cannot set up TLS: ") + (reason != nullptr ? reason : "unknown error")};
+    return invalid_argument(std::string("cannot set up TLS: ") +
+                            (reason != nullptr ? reason : "unknown error"));
   }
   install_routes(*s->https_, s->options_, *s->metrics_, *s->budget_, log);
   errno = 0;
@@ -68,7 +68,7 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
   for (;;) {
     if (s->https_->is_running()) break;
     std::lock_guard lock(s->mutex_);
-    if (s->listen_returned_) return Failure{500, "the HTTPS listener stopped as it started"};
+    if (s->listen_returned_) return unavailable("the HTTPS listener stopped as it started");
     std::this_thread::yield();
   }
   s->health_->set_ready(true);

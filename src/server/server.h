@@ -36,9 +36,10 @@ namespace jobset_webhook::server {
 
 class AdmissionServer {
  public:
-  // Loads the TLS files, binds the ports and starts serving. Failure code 400: the TLS files are
-  // unusable; 500: a port could not be bound. Sets SIGPIPE to be ignored: a client that goes away
-  // while being answered must fail a write, not end the process. log must outlive the server.
+  // Loads the TLS files, binds the ports and starts serving. Failure kInvalidArgument: the TLS
+  // files are unusable; kUnavailable: a port could not be bound. Sets SIGPIPE to be ignored: a
+  // client that goes away while being answered must fail a write, not end the process. log must
+  // outlive the server.
   static Result<std::unique_ptr<AdmissionServer>> start(const ServerOptions& options,
                                                         const runtime::Log& log);
 

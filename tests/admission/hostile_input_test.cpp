@@ -33,7 +33,7 @@ Json response_of(const std::string& body) {
 std::string failure_of(const std::string& body) {
   const auto r = admission::handle_review(body, Policy{}, Hook::kValidating);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.failure().code == 400);
+  CHECK(r.failure().code == jobset_webhook::StatusCode::kInvalidArgument);
   return r.failure().message;
 }
 

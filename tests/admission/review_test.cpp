@@ -121,7 +121,7 @@ TEST_CASE("Unusable AdmissionReviews get a 400 status that says what is wrong",
 TEST_CASE("Bytes that are not JSON are a failure for the front end", "[admission][review]") {
   const auto r = admission::handle_review("{not json", Policy{}, Hook::kValidating);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.failure().code == 400);
+  CHECK(r.failure().code == jobset_webhook::StatusCode::kInvalidArgument);
   CHECK(r.failure().message.rfind("request body is not valid JSON: ", 0) == 0);
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("Deep nesting is refused, not recursed into", "[admission][review]") {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   const auto r = admission::handle_review(deep, Policy{}, Hook::kValidating);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.failure().code == 400);
+  CHECK(r.failure().code == jobset_webhook::StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("dryRun changes nothing in the answer", "[admission][review]") {

@@ -205,7 +205,7 @@ TEST_CASE("A request with a bad name, SAN or validity fails with a message namin
     DYNAMIC_SECTION(c.name) {
       const auto issued = cli::issue_serving_certificates(c.request);
       REQUIRE_FALSE(issued.ok());
-      CHECK(issued.failure().code == 400);
+      CHECK(issued.failure().code == jobset_webhook::StatusCode::kInvalidArgument);
       CHECK(issued.failure().message == c.want);
     }
   }

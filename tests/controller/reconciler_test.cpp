@@ -164,7 +164,7 @@ TEST_CASE(
     "[controller][reconciler]") {
   World w(jobset(1), jobset(1), workers(3));
   w.api.failures["DELETE " + job_path("js-workers-2")] =
-      jobset_webhook::Failure{403, "jobs.batch \"js-workers-2\" is forbidden"};
+      jobset_webhook::kube::api_error(403, "jobs.batch \"js-workers-2\" is forbidden");
   CHECK(w.reconciler.reconcile("ns/js") == Outcome::kRetry);
   CHECK(w.deleted() == Names{"js-workers-2"});  // tried, refused; js-workers-1 not before it
   CHECK(w.waiting(WaitReason::kForbidden) == 1);
@@ -235,7 +235,7 @@ TEST_CASE("A JobSet that the API server no longer has, or cannot give, is left a
 
   World unreachable(jobset(1), jobset(1), workers(3));
   unreachable.api.failures["GET " + kJobSetPath] =
-      jobset_webhook::Failure{jobset_webhook::kube::kTransportError, "Connection"};
+      jobset_webhook::kube::api_error(jobset_webhook::kube::kTransportError, "Connection");
   CHECK(unreachable.reconciler.reconcile("ns/js") == Outcome::kRetry);
   CHECK(unreachable.deleted().empty());
 

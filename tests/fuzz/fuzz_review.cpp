@@ -1,7 +1,7 @@
 // libFuzzer target: AdmissionReview bytes -> admission::handle_review -> response bytes, the path
 // every request of `serve` and `review` takes. Beyond "no crash, no leak, no UB", it checks:
-// - a body simdjson cannot parse is a Failure (400); anything else gets a response that is valid
-//   UTF-8 JSON, an AdmissionReview, and echoes request.uid;
+// - a body simdjson cannot parse is a Failure (kInvalidArgument); anything else gets a response
+//   that is valid UTF-8 JSON, an AdmissionReview, and echoes request.uid;
 // - a denial carries a message, and a 422 denial at least one cause;
 // - the request with oldObject := object (a JobSet compared with itself) is never denied with
 //   422, nor is it when only replicatedJobs[*].replicas differ (default policy);
@@ -22,6 +22,7 @@ using jobset_webhook::Hook;
 using jobset_webhook::Json;
 using jobset_webhook::JsonView;
 using jobset_webhook::Policy;
+using jobset_webhook::StatusCode;
 using jobset_webhook::admission::handle_review;
 using jobset_webhook::fuzz::require;
 using simdjson::dom::element_type;
@@ -128,8 +129,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   JsonView root;
   if (parser.parse(body.data(), body.size()).get(root) != simdjson::SUCCESS) {
     const auto r = handle_review(body, Policy{}, Hook::kValidating);
-    require(!r.ok() && r.failure().code == 400 && !r.failure().message.empty(),
-            "a body that is not JSON is a 400 Failure", body);
+    require(
+        !r.ok() && r.failure().code == StatusCode::kInvalidArgument && !r.failure().message.empty(),
+        "a body that is not JSON is an invalid argument", body);
     return 0;
   }
   JsonView request;

@@ -94,7 +94,7 @@ TEST_CASE(
   for (int i = 0; i < 3; ++i) {
     const auto got = client.get(kPod);
     REQUIRE_FALSE(got.ok());
-    CHECK(got.failure().code == kTransportError);
+    CHECK(got.failure().http_status == kTransportError);
     CHECK(got.failure().message == "GET " + std::string(kPod) + ": TLS handshake with 127.0.0.1:" +
                                        std::to_string(server.port()) +
                                        " failed: certificate verify failed (unable to get local "
@@ -124,7 +124,7 @@ TEST_CASE("A certificate for another name is refused", "[kube][client]") {
   Client client(config_for(server, slurp(cas.b.ca_crt())));
   const auto got = client.get(kPod);
   REQUIRE_FALSE(got.ok());
-  CHECK(got.failure().code == kTransportError);
+  CHECK(got.failure().http_status == kTransportError);
   CHECK(got.failure().message.find("failed: certificate verify failed (IP address mismatch)") !=
         std::string::npos);
   CHECK(server.requests() == 0);
@@ -180,7 +180,7 @@ TEST_CASE("A CA bundle without a certificate is a transport failure that says so
   Client client(config_for(server, "not PEM"));
   const auto got = client.get(kPod);
   REQUIRE_FALSE(got.ok());
-  CHECK(got.failure().code == kTransportError);
+  CHECK(got.failure().http_status == kTransportError);
   CHECK(got.failure().message ==
         "GET " + std::string(kPod) + ": the CA bundle for 127.0.0.1 holds no PEM certificate");
   CHECK(server.requests() == 0);
@@ -280,7 +280,7 @@ TEST_CASE("cancel() ends a watch in flight, and requests work again after reset_
   REQUIRE(watching.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   const auto ended = watching.get();
   REQUIRE_FALSE(ended.ok());
-  CHECK(ended.failure().code == kTransportError);
+  CHECK(ended.failure().http_status == kTransportError);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
 
   const auto refused = client.get(kPod);

@@ -37,7 +37,7 @@ struct Seen {
       lines.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>());
     };
     h.error = [this](const std::string& what, const jobset_webhook::Failure& f) {
-      errors.push_back(what + ": " + std::to_string(f.code));
+      errors.push_back(what + ": " + std::to_string(f.http_status));
     };
     return h;
   }
@@ -78,7 +78,7 @@ TEST_CASE("A 410 Gone sends the reflector back to a full list, which replaces wh
   FakeApi api;
   api.objects[kJobs + "/a"] = job("a", "5");
   api.list_version = "10";
-  api.watches = {{{{"ADDED", job("b", "11")}}, jobset_webhook::Failure{410, "too old"}},
+  api.watches = {{{{"ADDED", job("b", "11")}}, jobset_webhook::kube::api_error(410, "too old")},
                  {{}, std::string("20")}};
   Seen seen;
   kube::Reflector r(api, kJobs, "", seen.handlers(), kFast, 60);
@@ -102,9 +102,10 @@ TEST_CASE("Any other watch failure backs off and watches again from the same res
           "[kube][reflector]") {
   FakeApi api;
   api.list_version = "10";
-  api.watches = {{{{"ADDED", job("b", "11")}}, jobset_webhook::Failure{500, "etcd"}},
-                 {{}, jobset_webhook::Failure{jobset_webhook::kube::kTransportError, "refused"}},
-                 {{}, std::string("11")}};
+  api.watches = {
+      {{{"ADDED", job("b", "11")}}, jobset_webhook::kube::api_error(500, "etcd")},
+      {{}, jobset_webhook::kube::api_error(jobset_webhook::kube::kTransportError, "refused")},
+      {{}, std::string("11")}};
   Seen seen;
   kube::Reflector r(api, kJobs, "", seen.handlers(), kFast, 60);
   run_until_watches(api, r, 3);

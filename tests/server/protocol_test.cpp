@@ -381,7 +381,7 @@ TEST_CASE("A port already in use is an error naming it, not a silently shared po
   t::CapturedLog log;
   const auto second = jobset_webhook::server::AdmissionServer::start(options, log.log());
   REQUIRE_FALSE(second.ok());
-  CHECK(second.failure().code == 500);
+  CHECK(second.failure().code == jobset_webhook::StatusCode::kUnavailable);
   CHECK(second.failure().message ==
         "cannot listen on 127.0.0.1:" + std::to_string(first.port()) + ": Address already in use");
 }
@@ -395,7 +395,7 @@ TEST_CASE("Unusable TLS files stop the server from starting, naming the file",
   options.tls.private_key_file = other.tls_key();
   auto started = jobset_webhook::server::AdmissionServer::start(options, log.log());
   REQUIRE_FALSE(started.ok());
-  CHECK(started.failure().code == 400);
+  CHECK(started.failure().code == jobset_webhook::StatusCode::kInvalidArgument);
   CHECK(started.failure().message == pki.tls_crt() + " and " + other.tls_key() +
                                          ": the private key does not match the certificate");
   options = t::test_options(pki);

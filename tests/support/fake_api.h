@@ -42,7 +42,8 @@ class FakeApi : public kube::Api {
     Result<Json> out = answer(call);
     if (out.ok()) {
       const auto it = objects.find(path);
-      out = it == objects.end() ? Result<Json>(Failure{404, "not found: " + path}) : it->second;
+      out = it == objects.end() ? Result<Json>(kube::api_error(404, "not found: " + path))
+                                : it->second;
     }
     return finish(call, std::move(out));
   }
@@ -64,7 +65,7 @@ class FakeApi : public kube::Api {
     calls.push_back("WATCH " + path);
     watched_from.push_back(resource_version);
     const std::size_t n = watched_from.size() - 1;
-    Result<std::string> end = Failure{kube::kTransportError, "no watch scripted"};
+    Result<std::string> end = kube::api_error(kube::kTransportError, "no watch scripted");
     if (n < watches.size()) {
       for (const auto& e : watches[n].events) {
         if (!on_event(e)) return resource_version;
@@ -102,10 +103,11 @@ class FakeApi : public kube::Api {
     if (out.ok()) {
       const auto it = objects.find(path);
       if (it == objects.end()) {
-        out = Failure{404, "not found: " + path};
+        out = kube::api_error(404, "not found: " + path);
       } else if (!options.precondition_uid.empty() &&
                  it->second["metadata"].value("uid", "") != options.precondition_uid) {
-        out = Failure{409, "Precondition failed: UID in precondition: " + options.precondition_uid};
+        out = kube::api_error(
+            409, "Precondition failed: UID in precondition: " + options.precondition_uid);
       } else {
         out = it->second;
         objects.erase(it);

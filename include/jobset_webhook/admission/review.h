@@ -3,7 +3,8 @@
 // AdmissionReview (admission.k8s.io/v1 and v1beta1) in, AdmissionReview out: the bytes that
 // `serve` sends and `review` prints, from one function.
 //
-// - A body that is not JSON at all is a Failure (400): the front end refuses it (HTTP 400, exit 2).
+// - A body that is not JSON at all is a kInvalidArgument Failure: the front end refuses it (HTTP
+//   400, exit 2).
 // - JSON that holds a key twice in one object is refused with status.code 400: Go's decoder and
 //   ours would read different values (see docs/security.md). The objects' metadata.managedFields,
 //   which no decision reads, is not checked.

@@ -4,11 +4,12 @@
 // (client.h) speaks it to a real API server over HTTPS; tests implement it in memory, so that a
 // reconcile, a relist or a Lease step is a table test that runs in milliseconds.
 //
-// Errors are values. A Failure's code is the API server's HTTP status (403 Forbidden, 404
-// NotFound, 409 Conflict, also for a failed precondition, 410 Gone for an expired
-// resourceVersion, 422, 5xx), or kTransportError when no HTTP answer came (connection refused,
-// TLS, timeout, cancelled); its message is the Status' message, e.g.
-// `jobs.batch "js-workers-3" not found`.
+// Errors are values: a Failure (status.h) made by api_error, below. Its http_status is the API
+// server's HTTP status (403 Forbidden, 404 NotFound, 409 Conflict, also for a failed
+// precondition, 410 Gone for an expired resourceVersion, 422, 5xx), or kTransportError when no
+// HTTP answer came (connection refused, TLS, timeout, cancelled); its code is what that status
+// means to the caller; its message is the Status' message, e.g.
+// `jobs.batch "js-workers-3" not found`. An answer that is not JSON is kInternal.
 
 #include <functional>
 #include <string>
@@ -19,7 +20,14 @@
 
 namespace jobset_webhook::kube {
 
+// The http_status of a Failure for which no HTTP answer came.
 inline constexpr int kTransportError = 0;
+
+// The Failure of an API call that got `http_status` (or kTransportError) with `message`, its code
+// by what the status means to the caller: kInvalidArgument (400, 422: refused as sent),
+// kPermissionDenied (403), kNotFound (404), kAborted (409: re-read and retry), kOutOfRange (410:
+// relist), kUnavailable (anything else: kTransportError, 401, 429, 5xx; try again later).
+Failure api_error(int http_status, std::string message);
 
 struct ObjectList {
   std::vector<Json> items;
@@ -53,8 +61,9 @@ class Api {
   // Watches `path` from resource_version with allowWatchBookmarks, for at most timeout_seconds
   // (the server ends the stream then). on_event sees each event as it arrives; returning false
   // ends the watch. Returns the last resourceVersion seen (events and bookmarks), or a Failure:
-  // 410 when the server answers or streams "too old resource version" (relist), another code
-  // for other ERROR events and HTTP errors, kTransportError when the stream breaks or cancel().
+  // kOutOfRange (410) when the server answers or streams "too old resource version" (relist),
+  // the status of other ERROR events and HTTP errors, kTransportError (kUnavailable) when the
+  // stream breaks or cancel().
   virtual Result<std::string> watch(const std::string& path, const std::string& label_selector,
                                     const std::string& resource_version, int timeout_seconds,
                                     const std::function<bool(const WatchEvent&)>& on_event) = 0;

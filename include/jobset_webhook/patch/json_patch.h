@@ -29,9 +29,10 @@ std::string pointer(const std::vector<std::string>& tokens);
 // A parsed request value as a Json document, e.g. to apply a patch to it. Never throws.
 Result<Json> to_json(JsonView value);
 
-// document with the RFC 6902 operations applied, in order. Failure (code 400) when the patch is
-// not a list of operations or an operation cannot apply (a missing path, a failed test), with
-// nlohmann's reason: "patch: [json.exception.out_of_range.403] key 'x' not found". Never throws.
+// document with the RFC 6902 operations applied, in order. Failure (kInvalidArgument) when the
+// patch is not a list of operations or an operation cannot apply (a missing path, a failed test),
+// with nlohmann's reason: "patch: [json.exception.out_of_range.403] key 'x' not found". Never
+// throws.
 Result<Json> apply(const Json& document, const Json& operations);
 
 }  // namespace jobset_webhook::patch
