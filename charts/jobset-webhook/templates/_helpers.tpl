@@ -131,3 +131,42 @@ imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
+
+{{/*
+What both webhooks share (manifests/base/*-webhook-configuration.yaml say why).
+*/}}
+{{- define "jobset-webhook.webhookCommon" -}}
+admissionReviewVersions: ["v1"]
+rules:
+- apiGroups: ["jobset.x-k8s.io"]
+  apiVersions: ["v1alpha2"]
+  operations: ["CREATE", "UPDATE"]
+  resources: ["jobsets"]
+  scope: Namespaced
+matchPolicy: Equivalent
+sideEffects: None
+failurePolicy: {{ .Values.webhook.failurePolicy }}
+timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}
+{{- with .Values.webhook.namespaceSelector }}
+namespaceSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+metadata of both webhook configurations: with cert-manager, the annotation that has its
+cainjector fill caBundle from the serving Certificate.
+*/}}
+{{- define "jobset-webhook.webhookMetadata" -}}
+name: jobset-webhook
+labels:
+  {{- include "jobset-webhook.labels" . | nindent 2 }}
+{{- $annotations := .Values.annotations | default dict | deepCopy }}
+{{- if eq .Values.certificates.mode "cert-manager" }}
+{{- $_ := set $annotations "cert-manager.io/inject-ca-from" (printf "%s/jobset-webhook-serving" .Release.Namespace) }}
+{{- end }}
+{{- with $annotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
