@@ -189,7 +189,7 @@ TEST_CASE(
       {"sorted keys, a key only on one side",
        R"({"template":{"spec":{"completions":2,"parallelism":2}}})",
        R"({"template":{"spec":{"backoffLimit":1,"completions":2,"parallelism":2}}})", false},
-      // Issue 18: the key counts once, with its first value (as member() reads it), so that the
+      // The key counts once, with its first value (as member() reads it), so that the
       // comparison is reflexive whatever it is given.
       {"a key held twice counts once, with its first value",
        R"({"template":{"metadata":{"labels":{"a":"1","a":"2"}}}})",

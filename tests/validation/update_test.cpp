@@ -410,7 +410,7 @@ TEST_CASE("A huge unnamed list that changes length names what changed, without p
         "is immutable: added \"extra\"");
 }
 
-// Issue 15: 1,000 nodeSelectorTerms sharing long prefixes becoming 999 took 6 s when every pair
+// 1,000 nodeSelectorTerms sharing long prefixes becoming 999 once took 6 s when every pair
 // was compared; entries are now matched by fingerprint. Entries equal under Go's semantics
 // (quantities by value, keys in any order) still match.
 TEST_CASE("Unnamed entries of a list that changed length are matched by semantic value",
@@ -549,7 +549,7 @@ TEST_CASE("Counts outside int32, or not integers, are denied", "[validation][upd
   }
 }
 
-// Issue 15: the API server stores 3.0 as the integer 3, and defaults an absent or null replicas
+// The API server stores 3.0 as the integer 3, and defaults an absent or null replicas
 // to 1 (the CRD's default) before any webhook sees the object. Quantities compare by value
 // whatever their JSON type (Quantity.UnmarshalJSON), integers exactly.
 TEST_CASE("Replicas, quantities and integers read as the API server stores them",
@@ -592,7 +592,7 @@ TEST_CASE("Replicas, quantities and integers read as the API server stores them"
             "until the JobSet restarts"});
 }
 
-// Issue 18 (fuzz_update, corpus b6bd23cc2b04290a): two keys of invalid UTF-8 in spec.managedBy
+// Found by fuzz_update (corpus b6bd23cc2b04290a): two keys of invalid UTF-8 in spec.managedBy
 // became the same key after U+FFFD replacement, and the object was denied against itself.
 TEST_CASE("A JobSet compared with itself is allowed even with a key held twice",
           "[validation][update]") {
