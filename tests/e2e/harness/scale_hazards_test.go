@@ -47,6 +47,16 @@ func TestScaleHazardCoordinatorRefused(t *testing.T) { run(t, hazardCoordinator)
 // A scale-up whose Job names pass 63 characters: refused; one index less is allowed.
 func TestScaleHazardLongNameRefused(t *testing.T) { run(t, hazardLongName) }
 
+// A scale of a Failed JobSet: refused (a Completed one: TestScaleHazardSuccessPolicyCompletes).
+func TestScaleHazardFailedRefused(t *testing.T) { run(t, hazardFailed) }
+
+// A scale-up past replicas x parallelism = 2147483647: refused.
+func TestScaleHazardPodsOverInt32Refused(t *testing.T) { run(t, hazardPodsOverInt32) }
+
+// spec.managedBy another controller: upstream creates no Job; the warning promises none, and no
+// other hazard is warned.
+func TestScaleHazardManagedBy(t *testing.T) { run(t, hazardManagedBy) }
+
 // hazardJob is a replicatedJob of one pod per Job (parallelism 1, completions 1, backoffLimit 0),
 // as workers() but named.
 func hazardJob(name string, replicas int) *replicatedJobBuilder {
@@ -483,5 +493,65 @@ func hazardLongName(t *T) {
 	t.settle(ns, name)
 	if got := t.Jobs(ns, name); len(got) != 1 {
 		t.Errorf("Jobs after the refused scale: %v", got)
+	}
+}
+
+// hazardFailed: without a failurePolicy upstream fails the JobSet on its first failed Job
+// (executeFailurePolicy, pkg/controllers/failure_policy.go); jobSetFinished then stops the
+// reconcile after deleting the active Jobs. A scale of the Failed JobSet is refused as one of a
+// Completed JobSet is.
+func hazardFailed(t *T) {
+	ns := t.Namespace("hazard")
+	t.createJobSet(ns, "fl", plainYAML("fl", 2, "busybox:1.36"), jobNames("fl", 2)...)
+	t.finishJob(ns, "fl-workers-0", false)
+	t.waitTerminal(ns, "fl", "Failed", 30*time.Second)
+	r := t.scaleAt(ns, "fl", 0, 3)
+	if r.OK {
+		t.Fatalf("scale of a Failed JobSet allowed:\n%s", r.Out)
+	}
+	contains(t, "kubectl's error", r.Err, `The JobSet "fl" is invalid: spec.replicatedJobs[0].replicas: Forbidden: `+
+		`Cannot mutate replicas when JobSet is in a terminal state (Completed or Failed)`)
+}
+
+// hazardPodsOverInt32: upstream's ValidateCreate checks replicas x parallelism against int32 on
+// CREATE only; its controller counts pods in int32. The JobSet is suspended, so that its Job of
+// 2^30 pods creates none (and NonIndexed: the Job API caps an Indexed Job's parallelism at 10^5).
+func hazardPodsOverInt32(t *T) {
+	ns := t.Namespace("hazard")
+	rj := workers(1).job("parallelism", 1<<30).job("completionMode", "NonIndexed")
+	delete(at(rj.obj, "template", "spec").(map[string]any), "completions") // as many pods as parallelism
+	yaml := jobSet("big").suspend(true).replicatedJob(rj).yaml()
+	t.createJobSet(ns, "big", yaml, "big-workers-0")
+	r := t.scaleAt(ns, "big", 0, 2)
+	if r.OK {
+		t.Fatalf("scale to 2 x 2^30 pods allowed:\n%s", r.Out)
+	}
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, `The JobSet "big" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 2: `+
+		`the product of replicas and parallelism must not exceed 2147483647 for replicatedJob 'workers': keep replicas at most 1`)
+}
+
+// hazardManagedBy: upstream's reconcile returns at once for a JobSet whose spec.managedBy names
+// another controller (managedByExternalController, pkg/controllers/jobset_controller.go): no Job
+// is created, before or after a scale. The warning says so and adds no hazard of upstream's
+// controller (here the global index one a(1) b(1) would otherwise get).
+func hazardManagedBy(t *T) {
+	ns := t.Namespace("hazard")
+	yaml := jobSet("mb").suspend(false).set("spec.managedBy", "kueue.x-k8s.io/multikueue").
+		replicatedJob(hazardJob("a", 1), hazardJob("b", 1)).yaml()
+	t.createJobSet(ns, "mb", yaml)
+	r := t.scaleAt(ns, "mb", 0, 2)
+	if !r.OK {
+		t.Fatalf("scale refused: %s", r.Err)
+	}
+	want := `replicatedJob "a" scaled up from 1 to 2: "kueue.x-k8s.io/multikueue" manages this JobSet (spec.managedBy): ` +
+		`the JobSet controller creates no Job; Job mb-a-1 is for it to create`
+	if got := serverWarnings(r.Err); len(got) != 1 || got[0] != want {
+		t.Errorf("warnings %q, want only\n  %s", got, want)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if got := t.Jobs(ns, "mb"); len(got) > 0 {
+			t.Fatalf("upstream created Jobs %v of a JobSet managed by another controller", got)
+		}
 	}
 }
