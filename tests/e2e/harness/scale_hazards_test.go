@@ -333,7 +333,8 @@ func hazardSuccessZero(t *T) {
 	t.stable(ns, "sz", 0, 3*time.Second)
 	t.finishJob(ns, "sz-driver-0", true)
 	t.waitTerminal(ns, "sz", "Completed", 30*time.Second)
-	t.Logf("upstream v0.12.0 completed sz on sz-driver-0's success, sz-workers-0 and -1 unfinished")
+	t.WaitJobs(ns, "sz", []string{"sz-driver-0"}, 60*time.Second)
+	t.Logf("upstream v0.12.0 completed sz on sz-driver-0's success, then deleted sz-workers-0 and -1, unfinished")
 }
 
 // hazardDependsOn: upstream's reconcileReplicatedJobs (pkg/controllers/jobset_controller.go) skips
