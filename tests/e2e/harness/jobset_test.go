@@ -100,6 +100,12 @@ func (r *replicatedJobBuilder) container(field string, value any) *replicatedJob
 	return r
 }
 
+// set puts value at a dotted path of the entry (dependsOn, groupName, ...).
+func (r *replicatedJobBuilder) set(path string, value any) *replicatedJobBuilder {
+	setPath(r.obj, path, value)
+	return r
+}
+
 func (r *replicatedJobBuilder) image(image string) *replicatedJobBuilder {
 	return r.container("image", image)
 }

@@ -1,0 +1,558 @@
+package harness
+
+// The scale hazards of docs/elastic.md ("Scales that would break a JobSet") on the real control
+// plane: for each, what upstream JobSet v0.12.0's controller does after the scale, next to what
+// jobset-webhook answered for it (a warning kubectl prints, or a refusal). The webhook runs with
+// the harness's policy (the default: no scale-down controller, and none runs in these cases), so
+// the scale-down warnings say that the Jobs above the count keep running.
+//
+// There is no kubelet: a Job is made ready by writing its Pod's status (phase Running, condition
+// Ready) as a kubelet would, and finished by writing the Job's status (finishJob,
+// scale_down_test.go). Pods are never bound to a node, so the pod garbage collector leaves them
+// alone and a deleted one goes at once.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A new Job of a replicatedJob with Jobs after it gets a job-global-index a Job already has;
+// the Jobs that exist keep global-replicas; check warns as the server does.
+func TestScaleHazardGlobalIndex(t *testing.T) { run(t, hazardGlobalIndex) }
+
+// successPolicy All: a shrink to what already succeeded completes the JobSet; upstream then
+// deletes its active Jobs, and a scale of the finished JobSet is refused.
+func TestScaleHazardSuccessPolicyCompletes(t *testing.T) { run(t, hazardSuccessCompletes) }
+
+// successPolicy All with its targets scaled to 0: the first success anywhere completes it.
+func TestScaleHazardSuccessPolicyZero(t *testing.T) { run(t, hazardSuccessZero) }
+
+// dependsOn Ready: a missing Job of the dependant is created only once the Jobs above the new
+// count are gone.
+func TestScaleHazardDependsOn(t *testing.T) { run(t, hazardDependsOn) }
+
+// startupPolicy InOrder: a scale-up sets StartupPolicyInProgress again; the replicatedJobs after
+// it get no missing Job until the new Jobs are ready.
+func TestScaleHazardInOrder(t *testing.T) { run(t, hazardInOrder) }
+
+// Kueue's queue-name label on a running JobSet: warned (Kueue is not in this control plane).
+func TestScaleHazardKueue(t *testing.T) { run(t, hazardKueue) }
+
+// A scale-down that would remove the coordinator's Job: refused.
+func TestScaleHazardCoordinatorRefused(t *testing.T) { run(t, hazardCoordinator) }
+
+// A scale-up whose Job names pass 63 characters: refused; one index less is allowed.
+func TestScaleHazardLongNameRefused(t *testing.T) { run(t, hazardLongName) }
+
+// A scale of a Failed JobSet: refused (a Completed one: TestScaleHazardSuccessPolicyCompletes).
+func TestScaleHazardFailedRefused(t *testing.T) { run(t, hazardFailed) }
+
+// A scale-up past replicas x parallelism = 2147483647: refused.
+func TestScaleHazardPodsOverInt32Refused(t *testing.T) { run(t, hazardPodsOverInt32) }
+
+// spec.managedBy another controller: upstream creates no Job; the warning promises none, and no
+// other hazard is warned.
+func TestScaleHazardManagedBy(t *testing.T) { run(t, hazardManagedBy) }
+
+// hazardJob is a replicatedJob of one pod per Job (parallelism 1, completions 1, backoffLimit 0),
+// as workers() but named.
+func hazardJob(name string, replicas int) *replicatedJobBuilder {
+	return replicatedJob(name, replicas).job("parallelism", 1).job("completions", 1).job("backoffLimit", 0)
+}
+
+// createJobSet applies a manifest in ns and waits for the Jobs named.
+func (t *T) createJobSet(ns, name, yaml string, jobs ...string) {
+	t.Helper()
+	if r := t.Try(yaml, nil, "apply", "-n", ns, "-f", "-"); !r.OK {
+		t.Fatalf("create %s: %s", name, r.Err)
+	}
+	t.WaitJobs(ns, name, jobs, 60*time.Second)
+}
+
+// scaleAt patches spec.replicatedJobs[index].replicas with kubectl patch --type=json (extra:
+// more kubectl flags, such as --dry-run=server); the result is the caller's to judge.
+func (t *T) scaleAt(ns, jobset string, index, replicas int, extra ...string) Result {
+	patch := fmt.Sprintf(`[{"op":"replace","path":"/spec/replicatedJobs/%d/replicas","value":%d}]`, index, replicas)
+	return t.Try("", nil, append([]string{"patch", "-n", ns, "jobset", jobset, "--type=json", "-p", patch}, extra...)...)
+}
+
+// serverWarnings are the warnings kubectl printed (stderr lines "Warning: <text>"), texts only.
+func serverWarnings(stderr string) []string {
+	var out []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if w, ok := strings.CutPrefix(line, "Warning: "); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// hasWarning checks that kubectl printed want as one whole warning.
+func hasWarning(t *T, stderr, want string) {
+	t.Helper()
+	for _, w := range serverWarnings(stderr) {
+		if w == want {
+			return
+		}
+	}
+	t.Errorf("kubectl printed no warning\n  %s\nit printed:\n%s", want, strings.TrimSpace(stderr))
+}
+
+// readyJob writes the status of the Job's Pod as the kubelet does once its container runs and
+// its readiness holds (phase Running, condition Ready True); the Job controller then counts the
+// Pod in the Job's status.ready, and upstream the Job in its replicatedJob's ready.
+func (t *T) readyJob(ns, job string) {
+	t.Helper()
+	var pods []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		pods = strings.Fields(t.Kubectl("get", "pods", "-n", ns, "-l", "batch.kubernetes.io/job-name="+job,
+			"-o", "jsonpath={.items[*].metadata.name}"))
+		if len(pods) > 0 {
+			break
+		}
+	}
+	if len(pods) == 0 {
+		t.Fatalf("no Pod of Job %s after 30s", job)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	status := fmt.Sprintf(`{"status":{"phase":"Running","startTime":%q,"conditions":[`+
+		`{"type":"Initialized","status":"True","lastTransitionTime":%q},`+
+		`{"type":"ContainersReady","status":"True","lastTransitionTime":%q},`+
+		`{"type":"Ready","status":"True","lastTransitionTime":%q}]}}`, now, now, now, now)
+	for _, p := range pods {
+		if r := t.Try("", nil, "patch", "pod", "-n", ns, p, "--subresource=status", "--type=merge", "-p", status); !r.OK {
+			t.Fatalf("status of Pod %s: %s", p, r.Err)
+		}
+	}
+}
+
+// rjobStatus is the JobSet's status.replicatedJobsStatus entry of one replicatedJob (counts as
+// float64, JSON's numbers), or nil.
+func (t *T) rjobStatus(ns, jobset, rjob string) map[string]any {
+	sts, _ := at(t.Get(ns, "jobset", jobset), "status", "replicatedJobsStatus").([]any)
+	for _, st := range sts {
+		if m, ok := st.(map[string]any); ok && m["name"] == rjob {
+			return m
+		}
+	}
+	return nil
+}
+
+// waitCount waits until the replicatedJob's status counts want in field (ready, succeeded, ...).
+func (t *T) waitCount(ns, jobset, rjob, field string, want int) {
+	t.Helper()
+	var st map[string]any
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if st = t.rjobStatus(ns, jobset, rjob); st != nil && st[field] == float64(want) {
+			return
+		}
+	}
+	t.Fatalf("status.replicatedJobsStatus of %s/%s %s: %v, want %s %d", ns, jobset, rjob, st, field, want)
+}
+
+// condition is the status ("True", "False") of the JobSet's condition typ, or "" when absent.
+func (t *T) condition(ns, jobset, typ string) string {
+	conds, _ := at(t.Get(ns, "jobset", jobset), "status", "conditions").([]any)
+	for _, c := range conds {
+		if at(c, "type") == typ {
+			s, _ := at(c, "status").(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// waitCondition waits until the JobSet's condition typ has status want.
+func (t *T) waitCondition(ns, jobset, typ, want string) {
+	t.Helper()
+	got := ""
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if got = t.condition(ns, jobset, typ); got == want {
+			return
+		}
+	}
+	t.Fatalf("JobSet %s/%s: condition %s is %q after 60s, want %q", ns, jobset, typ, got, want)
+}
+
+// absentFor checks for d that Job job does not exist (upstream does not create it).
+func (t *T) absentFor(ns, jobset, job string, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		for _, j := range t.Jobs(ns, jobset) {
+			if j == job {
+				t.Fatalf("Job %s was created again within %v", job, d)
+			}
+		}
+	}
+}
+
+// jobLabels are the labels of one Job.
+func (t *T) jobLabels(ns, job string) map[string]string {
+	labels := map[string]string{}
+	m, _ := at(t.Get(ns, "job", job), "metadata", "labels").(map[string]any)
+	for k, v := range m {
+		labels[k], _ = v.(string)
+	}
+	return labels
+}
+
+const (
+	globalIndexLabel    = "jobset.sigs.k8s.io/job-global-index"
+	globalReplicasLabel = "jobset.sigs.k8s.io/global-replicas"
+)
+
+// hazardGlobalIndex: upstream's labelAndAnnotateObject (sigs.k8s.io/jobset v0.12.0,
+// pkg/controllers/jobset_controller.go) writes globalJobIndex (the Job's index plus the replicas
+// of the replicatedJobs before it) and globalReplicas (the sum of all replicas) into a Job's labels
+// once, in constructJob when it creates the Job, and never rewrites them. Scaling a from 1 to 2
+// in front of b(1): the new Job gi-a-1 is numbered 1 by the new counts, which is what gi-b-0 got
+// by the old ones; gi-a-0 and gi-b-0 keep global-replicas 2 while gi-a-1 says 3.
+func hazardGlobalIndex(t *T) {
+	ns := t.Namespace("hazard")
+	old := jobSet("gi").suspend(false).replicatedJob(hazardJob("a", 1), hazardJob("b", 1))
+	t.createJobSet(ns, "gi", old.yaml(), "gi-a-0", "gi-b-0")
+	r := t.scaleAt(ns, "gi", 0, 2)
+	if !r.OK {
+		t.Fatalf("scale of a to 2 refused: %s", r.Err)
+	}
+	want := `replicatedJob "a" scaled up from 1 to 2: upstream's JobSet controller labels a Job once, ` +
+		`when it creates it, with an index counted from the replicas before it: Job gi-a-1 gets ` +
+		`jobset.sigs.k8s.io/job-global-index 1, which Job gi-b-0 already has; the Jobs that exist keep ` +
+		`jobset.sigs.k8s.io/global-replicas 2 (now 3) until the JobSet restarts`
+	hasWarning(t, r.Err, want)
+	t.WaitJobs(ns, "gi", []string{"gi-a-0", "gi-a-1", "gi-b-0"}, 60*time.Second)
+
+	// Pinned: upstream labels the new Job by the new counts and leaves the others as they were.
+	a0, a1, b0 := t.jobLabels(ns, "gi-a-0"), t.jobLabels(ns, "gi-a-1"), t.jobLabels(ns, "gi-b-0")
+	if a1[globalIndexLabel] != "1" || b0[globalIndexLabel] != "1" {
+		t.Errorf("%s: gi-a-1 %q, gi-b-0 %q; want both \"1\" (the collision the warning names)",
+			globalIndexLabel, a1[globalIndexLabel], b0[globalIndexLabel])
+	}
+	if a0[globalReplicasLabel] != "2" || b0[globalReplicasLabel] != "2" || a1[globalReplicasLabel] != "3" {
+		t.Errorf("%s: gi-a-0 %q, gi-b-0 %q, gi-a-1 %q; want 2, 2 (stale) and 3",
+			globalReplicasLabel, a0[globalReplicasLabel], b0[globalReplicasLabel], a1[globalReplicasLabel])
+	}
+	t.Logf("upstream v0.12.0 labels: gi-a-0 global-index %s global-replicas %s replicatedjob-replicas %s; "+
+		"gi-a-1 %s %s %s; gi-b-0 %s %s", a0[globalIndexLabel], a0[globalReplicasLabel],
+		a0["jobset.sigs.k8s.io/replicatedjob-replicas"], a1[globalIndexLabel], a1[globalReplicasLabel],
+		a1["jobset.sigs.k8s.io/replicatedjob-replicas"], b0[globalIndexLabel], b0[globalReplicasLabel])
+
+	// check, offline, on the same pair: the same warnings, word for word.
+	code, out := checkPredicts(t, old.yaml(),
+		jobSet("gi").suspend(false).replicatedJob(hazardJob("a", 2), hazardJob("b", 1)).yaml())
+	t.Logf("check: exit %d: %s", code, out)
+	if code != 0 {
+		t.Errorf("check exits %d; the cluster allows", code)
+	}
+	server := serverWarnings(r.Err)
+	var offline []string
+	for _, line := range strings.Split(out, "\n") {
+		if _, w, ok := strings.Cut(line, ": warning: "); ok {
+			offline = append(offline, w)
+		}
+	}
+	sort.Strings(server)
+	sort.Strings(offline)
+	if strings.Join(server, "\n") != strings.Join(offline, "\n") {
+		t.Errorf("warnings differ\nserver (kubectl):\n  %s\ncheck:\n  %s",
+			strings.Join(server, "\n  "), strings.Join(offline, "\n  "))
+	}
+}
+
+// successJobSet: driver(1) and workers(n), successPolicy All over workers only.
+func successJobSet(name string, workers int) string {
+	return jobSet(name).suspend(false).
+		set("spec.successPolicy", map[string]any{"operator": "All", "targetReplicatedJobs": []any{"workers"}}).
+		replicatedJob(hazardJob("driver", 1), hazardJob("workers", workers)).yaml()
+}
+
+// hazardSuccessCompletes: upstream's executeSuccessPolicy (pkg/controllers/jobset_controller.go)
+// completes the JobSet once the succeeded Jobs of the policy's targets number at least
+// numJobsExpectedToSucceed (pkg/controllers/success_policy.go), the sum of the targets' replicas,
+// read from the spec on every reconcile. Two of three workers succeeded; a scale to 2 meets the
+// count, and the next reconcile completes the JobSet with its driver still running. Then
+// jobSetFinished makes the reconcile delete the active Jobs (deleteJobs, Foreground) and nothing
+// more; a scale of the finished JobSet is refused (upstream's ValidateUpdate refuses
+// parallelism changes of a finished JobSet the same way, pkg/webhooks/jobset_webhook.go).
+func hazardSuccessCompletes(t *T) {
+	ns := t.Namespace("hazard")
+	t.createJobSet(ns, "sp", successJobSet("sp", 3), "sp-driver-0", "sp-workers-0", "sp-workers-1", "sp-workers-2")
+	t.finishJob(ns, "sp-workers-0", true)
+	t.finishJob(ns, "sp-workers-1", true)
+	t.waitCount(ns, "sp", "workers", "succeeded", 2)
+	if _, term := t.jobsetState(ns, "sp"); term != "" {
+		t.Fatalf("JobSet %s with 2 of 3 workers succeeded", term)
+	}
+	r := t.scaleAt(ns, "sp", 1, 2)
+	if !r.OK {
+		t.Fatalf("scale of workers to 2 refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "workers" scaled down from 3 to 2: the JobSet controller will mark the JobSet `+
+		`Completed on its next reconcile: status.replicatedJobsStatus counts 2 succeeded Jobs of its `+
+		`targetReplicatedJobs, and successPolicy All now waits for 2`)
+	// Pinned: Completed, with sp-driver-0 and sp-workers-2 never finished.
+	t.waitTerminal(ns, "sp", "Completed", 30*time.Second)
+	// Pinned: a finished JobSet's reconcile deletes its active Jobs and keeps the finished ones.
+	t.WaitJobs(ns, "sp", []string{"sp-workers-0", "sp-workers-1"}, 60*time.Second)
+	t.Logf("upstream v0.12.0 completed sp with sp-driver-0 and sp-workers-2 running, then deleted those two")
+
+	r = t.scaleAt(ns, "sp", 1, 3)
+	if r.OK {
+		t.Fatalf("scale of a Completed JobSet allowed:\n%s", r.Out)
+	}
+	contains(t, "kubectl's error", r.Err, `The JobSet "sp" is invalid: spec.replicatedJobs[1].replicas: Forbidden: `+
+		`Cannot mutate replicas when JobSet is in a terminal state (Completed or Failed): the JobSet controller `+
+		`creates and deletes no Job of a finished JobSet; create a new JobSet to run again`)
+	if got := at(t.Get(ns, "jobset", "sp"), "spec", "replicatedJobs", 1, "replicas"); got != float64(2) {
+		t.Errorf("stored replicas of workers %v, want 2", got)
+	}
+	t.settle(ns, "sp")
+	if got := t.Jobs(ns, "sp"); strings.Join(got, " ") != "sp-workers-0 sp-workers-1" {
+		t.Errorf("Jobs after the refused scale: %v", got)
+	}
+}
+
+// hazardSuccessZero: with its targets at 0 replicas numJobsExpectedToSucceed is 0, and
+// executeSuccessPolicy, which runs once any Job has succeeded, finds 0 >= 0: the driver's success
+// completes the JobSet although two workers still run (upstream deletes none on the scale).
+func hazardSuccessZero(t *T) {
+	ns := t.Namespace("hazard")
+	t.createJobSet(ns, "sz", successJobSet("sz", 2), "sz-driver-0", "sz-workers-0", "sz-workers-1")
+	r := t.scaleAt(ns, "sz", 1, 0)
+	if !r.OK {
+		t.Fatalf("scale of workers to 0 refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "workers" scaled down from 2 to 0: successPolicy All now waits for 0 Jobs `+
+		`of its targetReplicatedJobs: the first Job of any replicatedJob that succeeds completes the JobSet `+
+		`(upstream's executeSuccessPolicy)`)
+	// Pinned: nothing happens until a Job succeeds (executeSuccessPolicy runs only then).
+	t.settle(ns, "sz")
+	t.stable(ns, "sz", 0, 3*time.Second)
+	t.finishJob(ns, "sz-driver-0", true)
+	t.waitTerminal(ns, "sz", "Completed", 30*time.Second)
+	t.WaitJobs(ns, "sz", []string{"sz-driver-0"}, 60*time.Second)
+	t.Logf("upstream v0.12.0 completed sz on sz-driver-0's success, then deleted sz-workers-0 and -1, unfinished")
+}
+
+// hazardDependsOn: upstream's reconcileReplicatedJobs (pkg/controllers/jobset_controller.go) skips
+// a replicatedJob while dependencyReachedStatus (pkg/controllers/depends_on.go) is false, and for
+// dependsOn Ready that needs the dependency's ready + failed + succeeded Jobs, counted by
+// calculateReplicatedJobStatuses from the Jobs that exist, to equal its replicas exactly. After a
+// scale of a from 2 to 1 a's two ready Jobs count 2: b's missing Job is not created until dep-a-1
+// is gone.
+func hazardDependsOn(t *T) {
+	ns := t.Namespace("hazard")
+	yaml := jobSet("dep").suspend(false).replicatedJob(hazardJob("a", 2),
+		hazardJob("b", 2).set("dependsOn", []any{map[string]any{"name": "a", "status": "Ready"}})).yaml()
+	t.createJobSet(ns, "dep", yaml, "dep-a-0", "dep-a-1")
+	t.readyJob(ns, "dep-a-0")
+	t.readyJob(ns, "dep-a-1")
+	t.waitCount(ns, "dep", "a", "ready", 2)
+	t.WaitJobs(ns, "dep", []string{"dep-a-0", "dep-a-1", "dep-b-0", "dep-b-1"}, 60*time.Second)
+
+	r := t.scaleAt(ns, "dep", 0, 1)
+	if !r.OK {
+		t.Fatalf("scale of a to 1 refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "a" scaled down from 2 to 1: replicatedJob "b" depends on it (dependsOn Ready): `+
+		`the JobSet controller creates its missing Jobs only while the ready, failed and succeeded Jobs of this `+
+		`one number exactly 1, and status.replicatedJobsStatus counts 2: it waits until the Jobs above the new `+
+		`count are gone`)
+	// A Job of b goes (a node lost, a user's delete): upstream does not create it again while a
+	// counts 2 for its 1 replica.
+	t.Kubectl("delete", "job", "-n", ns, "dep-b-1", "--wait=true")
+	t.absentFor(ns, "dep", "dep-b-1", 8*time.Second)
+	if st := t.rjobStatus(ns, "dep", "a"); st["ready"] != float64(2) {
+		t.Errorf("a's status while dep-b-1 stayed missing: %v, want ready 2", st)
+	}
+	// Once the Job above a's count is gone, the counts match and b's Job comes back.
+	t.Kubectl("delete", "job", "-n", ns, "dep-a-1")
+	t.WaitJobs(ns, "dep", []string{"dep-a-0", "dep-b-0", "dep-b-1"}, 60*time.Second)
+	t.Logf("upstream v0.12.0 recreated dep-b-1 only after dep-a-1, above a's new count, was deleted")
+}
+
+// hazardInOrder: under startupPolicy InOrder upstream's reconcileReplicatedJobs walks the
+// replicatedJobs in order; one for which allReplicasStarted (pkg/controllers/startup_policy.go:
+// replicas == ready + failed + succeeded) is false gets its missing Jobs created, the condition
+// StartupPolicyInProgress set (setInOrderStartupPolicyInProgressCondition, which turns
+// StartupPolicyCompleted False: exclusiveConditions), and the walk stops there. A scale-up of a
+// once the startup completed does exactly that again.
+func hazardInOrder(t *T) {
+	ns := t.Namespace("hazard")
+	yaml := jobSet("ord").suspend(false).set("spec.startupPolicy", map[string]any{"startupPolicyOrder": "InOrder"}).
+		replicatedJob(hazardJob("a", 1), hazardJob("b", 1)).yaml()
+	t.createJobSet(ns, "ord", yaml, "ord-a-0")
+	t.readyJob(ns, "ord-a-0")
+	t.WaitJobs(ns, "ord", []string{"ord-a-0", "ord-b-0"}, 60*time.Second)
+	t.readyJob(ns, "ord-b-0")
+	t.waitCondition(ns, "ord", "StartupPolicyCompleted", "True")
+	t.waitCount(ns, "ord", "a", "ready", 1)
+
+	r := t.scaleAt(ns, "ord", 0, 2)
+	if !r.OK {
+		t.Fatalf("scale of a to 2 refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "a" scaled up from 1 to 2: startupPolicy InOrder: the JobSet controller sets `+
+		`StartupPolicyInProgress again and creates no missing Job of the replicatedJobs after this one until its `+
+		`ready, failed and succeeded Jobs number exactly 2 (status.replicatedJobsStatus counts 1)`)
+	// Pinned: the new Job of a is created, and the startup is in progress again.
+	t.WaitJobs(ns, "ord", []string{"ord-a-0", "ord-a-1", "ord-b-0"}, 60*time.Second)
+	t.waitCondition(ns, "ord", "StartupPolicyInProgress", "True")
+	if got := t.condition(ns, "ord", "StartupPolicyCompleted"); got != "False" {
+		t.Errorf("StartupPolicyCompleted %q after the scale, want False", got)
+	}
+	// b's Job, once gone, is not created again until a's new Job is ready.
+	t.Kubectl("delete", "job", "-n", ns, "ord-b-0", "--wait=true")
+	t.absentFor(ns, "ord", "ord-b-0", 8*time.Second)
+	t.readyJob(ns, "ord-a-1")
+	t.WaitJobs(ns, "ord", []string{"ord-a-0", "ord-a-1", "ord-b-0"}, 60*time.Second)
+	t.Logf("upstream v0.12.0 set StartupPolicyInProgress again and recreated ord-b-0 only once ord-a-1 was ready")
+}
+
+// hazardKueue: Kueue is not part of this control plane, so only the webhook's answer is
+// asserted: a running JobSet with Kueue's queue-name label is warned that Kueue would suspend and
+// requeue it (kueue pkg/controller/jobframework/reconciler.go, "job with no matching workload");
+// a suspended one, which Kueue has not admitted yet, is not.
+func hazardKueue(t *T) {
+	ns := t.Namespace("hazard")
+	queued := func(name string, suspend bool) string {
+		return jobSet(name).suspend(suspend).set("metadata.labels", map[string]any{"kueue.x-k8s.io/queue-name": "team-a"}).
+			replicatedJob(workers(1)).yaml()
+	}
+	t.createJobSet(ns, "kr", queued("kr", false), "kr-workers-0")
+	t.createJobSet(ns, "ks", queued("ks", true), "ks-workers-0")
+	r := t.scaleAt(ns, "kr", 0, 2)
+	if !r.OK {
+		t.Fatalf("scale refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "workers" scaled up from 1 to 2: Kueue manages this JobSet (label `+
+		`kueue.x-k8s.io/queue-name=team-a): a running JobSet whose replicas change matches no Workload, so Kueue `+
+		`suspends it and queues it again, stopping every Job, rather than resizing it`)
+	r = t.scaleAt(ns, "ks", 0, 2)
+	if !r.OK {
+		t.Fatalf("scale of the suspended JobSet refused: %s", r.Err)
+	}
+	if strings.Contains(r.Err, "Kueue") {
+		t.Errorf("a suspended JobSet got the Kueue warning:\n%s", r.Err)
+	}
+	contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled up from 1 to 2`)
+}
+
+// hazardCoordinator: upstream's validateCoordinator (pkg/webhooks/jobset_webhook.go) runs on
+// CREATE only; its controller labels every Job and pod with CoordinatorEndpoint
+// (pkg/controllers/jobset_controller.go), which names the coordinator's Job by its index. A
+// scale-down to that index is refused at replicas, in upstream's words.
+func hazardCoordinator(t *T) {
+	ns := t.Namespace("hazard")
+	yaml := jobSet("coord").suspend(false).
+		set("spec.coordinator", map[string]any{"replicatedJob": "workers", "jobIndex": 1, "podIndex": 0}).
+		replicatedJob(workers(2).job("completionMode", "Indexed")).yaml()
+	t.createJobSet(ns, "coord", yaml, jobNames("coord", 2)...)
+	label := t.jobLabels(ns, "coord-workers-0")["jobset.sigs.k8s.io/coordinator"]
+	if label != "coord-workers-1-0.coord" {
+		t.Errorf("coordinator label of coord-workers-0: %q, want coord-workers-1-0.coord", label)
+	}
+	r := t.scaleAt(ns, "coord", 0, 1)
+	if r.OK {
+		t.Fatalf("scale-down past the coordinator allowed:\n%s", r.Out)
+	}
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, `The JobSet "coord" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 1: `+
+		`coordinator job index 1 is invalid for replicatedJob workers: every pod's coordinator label would name Job `+
+		`coord-workers-1, which no longer exists; keep replicas at 2 or more, or set spec.coordinator.jobIndex below 1 `+
+		`in the same update`)
+	if got := at(t.Get(ns, "jobset", "coord"), "spec", "replicatedJobs", 0, "replicas"); got != float64(2) {
+		t.Errorf("stored replicas %v, want 2", got)
+	}
+}
+
+// hazardLongName: upstream's ValidateCreate (pkg/webhooks/jobset_webhook.go) checks that the
+// longest Job name, <jobset>-<replicatedJob>-<replicas-1>, is a DNS-1035 label, on CREATE only; a
+// Job named over 63 characters cannot be created. The JobSet's name has 59 characters, so
+// "-w-9" fits and "-w-10" does not. (NonIndexed: without completionMode Indexed the pod names
+// are generated by the Job controller and not checked.)
+func hazardLongName(t *T) {
+	ns := t.Namespace("hazard")
+	name := "long-" + strings.Repeat("n", 54)
+	yaml := jobSet(name).suspend(false).replicatedJob(hazardJob("w", 1).job("completionMode", "NonIndexed")).yaml()
+	t.createJobSet(ns, name, yaml, name+"-w-0")
+	r := t.scaleAt(ns, name, 0, 10, "--dry-run=server")
+	if !r.OK {
+		t.Fatalf("scale to 10 (longest Job name 63 characters) refused: %s", r.Err)
+	}
+	r = t.scaleAt(ns, name, 0, 11)
+	if r.OK {
+		t.Fatalf("scale to 11 (Job name %s-w-10, 64 characters) allowed:\n%s", name, r.Out)
+	}
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, fmt.Sprintf(`The JobSet %q is invalid: spec.replicatedJobs[0].replicas: `+
+		`Invalid value: 11: JobSet name is too long, job names generated for this JobSet will exceed 63 characters: `+
+		`"%s-w-10" has 64 characters; keep replicas at most 10`, name, name))
+	t.settle(ns, name)
+	if got := t.Jobs(ns, name); len(got) != 1 {
+		t.Errorf("Jobs after the refused scale: %v", got)
+	}
+}
+
+// hazardFailed: without a failurePolicy upstream fails the JobSet on its first failed Job
+// (executeFailurePolicy, pkg/controllers/failure_policy.go); jobSetFinished then stops the
+// reconcile after deleting the active Jobs. A scale of the Failed JobSet is refused as one of a
+// Completed JobSet is.
+func hazardFailed(t *T) {
+	ns := t.Namespace("hazard")
+	t.createJobSet(ns, "fl", plainYAML("fl", 2, "busybox:1.36"), jobNames("fl", 2)...)
+	t.finishJob(ns, "fl-workers-0", false)
+	t.waitTerminal(ns, "fl", "Failed", 30*time.Second)
+	r := t.scaleAt(ns, "fl", 0, 3)
+	if r.OK {
+		t.Fatalf("scale of a Failed JobSet allowed:\n%s", r.Out)
+	}
+	contains(t, "kubectl's error", r.Err, `The JobSet "fl" is invalid: spec.replicatedJobs[0].replicas: Forbidden: `+
+		`Cannot mutate replicas when JobSet is in a terminal state (Completed or Failed)`)
+}
+
+// hazardPodsOverInt32: upstream's ValidateCreate checks replicas x parallelism against int32 on
+// CREATE only; its controller counts pods in int32. The JobSet is suspended, so that its Job of
+// 2^30 pods creates none (and NonIndexed: the Job API caps an Indexed Job's parallelism at 10^5).
+func hazardPodsOverInt32(t *T) {
+	ns := t.Namespace("hazard")
+	rj := workers(1).job("parallelism", 1<<30).job("completionMode", "NonIndexed")
+	delete(at(rj.obj, "template", "spec").(map[string]any), "completions") // as many pods as parallelism
+	yaml := jobSet("big").suspend(true).replicatedJob(rj).yaml()
+	t.createJobSet(ns, "big", yaml, "big-workers-0")
+	r := t.scaleAt(ns, "big", 0, 2)
+	if r.OK {
+		t.Fatalf("scale to 2 x 2^30 pods allowed:\n%s", r.Out)
+	}
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, `The JobSet "big" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 2: `+
+		`the product of replicas and parallelism must not exceed 2147483647 for replicatedJob 'workers': keep replicas at most 1`)
+}
+
+// hazardManagedBy: upstream's reconcile returns at once for a JobSet whose spec.managedBy names
+// another controller (managedByExternalController, pkg/controllers/jobset_controller.go): no Job
+// is created, before or after a scale. The warning says so and adds no hazard of upstream's
+// controller (here the global index one a(1) b(1) would otherwise get).
+func hazardManagedBy(t *T) {
+	ns := t.Namespace("hazard")
+	yaml := jobSet("mb").suspend(false).set("spec.managedBy", "kueue.x-k8s.io/multikueue").
+		replicatedJob(hazardJob("a", 1), hazardJob("b", 1)).yaml()
+	t.createJobSet(ns, "mb", yaml)
+	r := t.scaleAt(ns, "mb", 0, 2)
+	if !r.OK {
+		t.Fatalf("scale refused: %s", r.Err)
+	}
+	want := `replicatedJob "a" scaled up from 1 to 2: "kueue.x-k8s.io/multikueue" manages this JobSet (spec.managedBy): ` +
+		`the JobSet controller creates no Job; Job mb-a-1 is for it to create`
+	if got := serverWarnings(r.Err); len(got) != 1 || got[0] != want {
+		t.Errorf("warnings %q, want only\n  %s", got, want)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if got := t.Jobs(ns, "mb"); len(got) > 0 {
+			t.Fatalf("upstream created Jobs %v of a JobSet managed by another controller", got)
+		}
+	}
+}
