@@ -111,6 +111,9 @@ void index_shift(const View& v, const ReplicasChange& c, std::vector<std::string
 // Upstream's executeSuccessPolicy: once any Job succeeded, the JobSet completes when the Jobs of
 // the policy's targets that succeeded number at least numJobsExpectedToSucceed, which for
 // operator All is the sum of the targets' replicas: the new ones, after the scale.
+// Upstream's jobSetFinished: the reconcile after the JobSet finished deletes its active Jobs.
+constexpr std::string_view kThenDeleted = "; once Completed, its Jobs still running are deleted";
+
 void success_policy(const View& v, const std::vector<ReplicasChange>& scaled,
                     std::vector<std::string>& out) {
   const MaybeJson policy = member(v.spec, "successPolicy");
@@ -138,13 +141,15 @@ void success_policy(const View& v, const std::vector<ReplicasChange>& scaled,
     out.push_back(scale_warning_head(*change) + "successPolicy All now waits for 0 Jobs of " +
                   whose +
                   ": the first Job of any replicatedJob that succeeds completes the JobSet "
-                  "(upstream's executeSuccessPolicy)");
+                  "(upstream's executeSuccessPolicy)" +
+                  std::string(kThenDeleted));
   } else if (succeeded_any > 0 && succeeded >= expected) {
     out.push_back(scale_warning_head(*change) +
                   "the JobSet controller will mark the JobSet Completed on its next reconcile: "
                   "status.replicatedJobsStatus counts " +
                   std::to_string(succeeded) + " succeeded Jobs of " + whose +
-                  ", and successPolicy All now waits for " + std::to_string(expected));
+                  ", and successPolicy All now waits for " + std::to_string(expected) +
+                  std::string(kThenDeleted));
   }
 }
 

@@ -4,6 +4,8 @@
 #include <string_view>
 
 #include "field_kinds.h"
+#include "json_values.h"
+#include "object_members.h"
 #include "quantity.h"
 #include "jobset_webhook/validation/read.h"
 #include "semantic.h"
@@ -60,17 +62,20 @@ void walk(const FieldKind& kind, JsonView v, MaybeJson old, field::Path& path,
       if (v.type() != element_type::OBJECT) return;
       const bool is_map = kind.shape == Shape::kMap;
       if (is_map && !kind.element) return;
-      for (const auto [key, child] : JsonObjectView(v)) {
-        const FieldKind* sub = is_map ? kind.element.get() : kind.field(key);
-        if (sub == nullptr) continue;  // pruned
-        if (is_map) {
-          path.push_key(key);
-        } else {
-          path.push_child(key);
-        }
-        walk(*sub, child, member(old, key), path, errs);
-        path.pop();
-      }
+      // Side by side with old, not by a lookup per key: a map may hold any number of keys.
+      for_each_member(v, present(old), false,
+                      [&](std::string_view key, MaybeJson child, MaybeJson old_child) {
+                        const FieldKind* sub = is_map ? kind.element.get() : kind.field(key);
+                        if (!child || sub == nullptr) return true;  // only in old, or pruned
+                        if (is_map) {
+                          path.push_key(key);
+                        } else {
+                          path.push_child(key);
+                        }
+                        walk(*sub, *child, present(old_child), path, errs);
+                        path.pop();
+                        return true;
+                      });
       return;
     }
     case Shape::kSlice: {

@@ -104,17 +104,19 @@ TEST_CASE("A scale says when the success policy would complete the JobSet",
               "replicatedJob \"a\" scaled down from 4 to 2: the JobSet controller will mark the "
               "JobSet Completed on its next reconcile: status.replicatedJobsStatus counts 2 "
               "succeeded Jobs of its targetReplicatedJobs, and successPolicy All now waits for "
-              "2"));
+              "2; once Completed, its Jobs still running are deleted"));
   }
   SECTION("fewer succeeded than the new count: nothing to say") {
     const Json old_js = with_status(all_of(4, 1, {"a"}), "a", 3, 1);
     CHECK(count_containing(warnings(old_js, all_of(2, 1, {"a"})), "successPolicy") == 0);
   }
   SECTION("targets scaled to 0: the first success anywhere completes it") {
-    CHECK(has(warnings(all_of(1, 2, {"b"}), all_of(1, 0, {"b"})),
-              "replicatedJob \"b\" scaled down from 2 to 0: successPolicy All now waits for 0 "
-              "Jobs of its targetReplicatedJobs: the first Job of any replicatedJob that "
-              "succeeds completes the JobSet (upstream's executeSuccessPolicy)"));
+    CHECK(
+        has(warnings(all_of(1, 2, {"b"}), all_of(1, 0, {"b"})),
+            "replicatedJob \"b\" scaled down from 2 to 0: successPolicy All now waits for 0 "
+            "Jobs of its targetReplicatedJobs: the first Job of any replicatedJob that "
+            "succeeds completes the JobSet (upstream's executeSuccessPolicy); once Completed, its "
+            "Jobs still running are deleted"));
   }
   SECTION("a replicatedJob the policy does not target, or operator Any, changes nothing") {
     const Json old_js = with_status(all_of(4, 1, {"b"}), "a", 0, 4);

@@ -292,7 +292,7 @@ func hazardSuccessCompletes(t *T) {
 	}
 	hasWarning(t, r.Err, `replicatedJob "workers" scaled down from 3 to 2: the JobSet controller will mark the JobSet `+
 		`Completed on its next reconcile: status.replicatedJobsStatus counts 2 succeeded Jobs of its `+
-		`targetReplicatedJobs, and successPolicy All now waits for 2`)
+		`targetReplicatedJobs, and successPolicy All now waits for 2; once Completed, its Jobs still running are deleted`)
 	// Pinned: Completed, with sp-driver-0 and sp-workers-2 never finished.
 	t.waitTerminal(ns, "sp", "Completed", 30*time.Second)
 	// Pinned: a finished JobSet's reconcile deletes its active Jobs and keeps the finished ones.
@@ -327,7 +327,7 @@ func hazardSuccessZero(t *T) {
 	}
 	hasWarning(t, r.Err, `replicatedJob "workers" scaled down from 2 to 0: successPolicy All now waits for 0 Jobs `+
 		`of its targetReplicatedJobs: the first Job of any replicatedJob that succeeds completes the JobSet `+
-		`(upstream's executeSuccessPolicy)`)
+		`(upstream's executeSuccessPolicy); once Completed, its Jobs still running are deleted`)
 	// Pinned: nothing happens until a Job succeeds (executeSuccessPolicy runs only then).
 	t.settle(ns, "sz")
 	t.stable(ns, "sz", 0, 3*time.Second)
