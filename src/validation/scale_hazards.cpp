@@ -123,11 +123,12 @@ void index_shift(const View& v, const ReplicasChange& c, std::vector<std::string
                 " until the JobSet restarts");
 }
 
+// Upstream's jobSetFinished: the reconcile after the JobSet finished deletes its active Jobs.
+constexpr std::string_view kThenDeleted = "; once Completed, its Jobs still running are deleted";
+
 // Upstream's executeSuccessPolicy: once any Job succeeded, the JobSet completes when the Jobs of
 // the policy's targets that succeeded number at least numJobsExpectedToSucceed, which for
 // operator All is the sum of the targets' replicas: the new ones, after the scale.
-// Upstream's jobSetFinished: the reconcile after the JobSet finished deletes its active Jobs.
-constexpr std::string_view kThenDeleted = "; once Completed, its Jobs still running are deleted";
 
 void success_policy(const View& v, const std::vector<ReplicasChange>& scaled,
                     std::vector<std::string>& out) {
