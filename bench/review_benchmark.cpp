@@ -13,6 +13,9 @@
 // sorted); both at once (identical-unsorted-shrink); and the terms with the first one dropped
 // (terms-front-shrink, every entry after it at a new index). Each <case>-shrink's time over its <case>-same-length (the same bytes with the last
 // entry edited in place) is the ratio docs/benchmarks.md bounds by 3.
+// And a scale of many replicatedJobs: 2,000 of them, each scaled (rjobs-scale-all), against the
+// same JobSet with one scaled (rjobs-scale-one): every scaled replicatedJob adds its warnings and
+// the scale hazards (index shifts, policies, labels), which must stay linear in the JobSet.
 //
 // Usage: review_benchmark [--benchmark_* flags] [BODIES_DIR]
 
@@ -155,6 +158,35 @@ std::vector<Body> adversarial_bodies() {
   return out;
 }
 
+// An UPDATE review of a JobSet with n replicatedJobs of 2 replicas, `scaled` of them (the first
+// ones) down to 1.
+std::string scale_review(int n, int scaled) {
+  const auto object = [n](int scaled_count) {
+    std::string jobs;
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) jobs += ",";
+      jobs += R"({"name":"r)" + std::to_string(i) + R"(","replicas":)" +
+              (i < scaled_count ? "1" : "2") +
+              R"(,"template":{"spec":{"template":{"spec":{"containers":[{"image":"bash:5.2",)"
+              R"("name":"main"}]}}}}})";
+    }
+    return R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"js",)"
+           R"("namespace":"default"},"spec":{"replicatedJobs":[)" +
+           jobs + "]}}";
+  };
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
+         R"("uid":"00000000-0000-0000-0000-000000000016","kind":{"group":"jobset.x-k8s.io",)"
+         R"("version":"v1alpha2","kind":"JobSet"},"resource":{"group":"jobset.x-k8s.io",)"
+         R"("version":"v1alpha2","resource":"jobsets"},"name":"js","namespace":"default",)"
+         R"("operation":"UPDATE","userInfo":{"username":"bench"},"object":)" +
+         object(scaled) + R"(,"oldObject":)" + object(0) + "}}";
+}
+
+std::vector<Body> scale_bodies() {
+  return {{"rjobs-scale-one", scale_review(2000, 1), true},
+          {"rjobs-scale-all", scale_review(2000, 2000), true}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +210,7 @@ int main(int argc, char** argv) {
     }
   }
   for (auto& body : adversarial_bodies()) bodies.push_back(std::move(body));
+  for (auto& body : scale_bodies()) bodies.push_back(std::move(body));
   for (const auto& body : bodies) {
     benchmark::RegisterBenchmark(("simdjson_parse/" + body.name).c_str(), simdjson_parse, &body);
     benchmark::RegisterBenchmark(("nlohmann_parse/" + body.name).c_str(), nlohmann_parse, &body);
