@@ -135,6 +135,19 @@ service:
 {{- end }}
 
 {{/*
+The annotations of a hook object of certificates.mode hook (dict "root" $ "events" E "weight" W),
+with the user's.
+*/}}
+{{- define "jobset-webhook.hookAnnotations" -}}
+helm.sh/hook: {{ .events }}
+helm.sh/hook-weight: {{ .weight | quote }}
+helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+{{- with .root.Values.annotations }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
 Scheduling fields shared by both Deployments' pods.
 */}}
 {{- define "jobset-webhook.scheduling" -}}

@@ -101,7 +101,7 @@ func newChartRun(t *T) *chartRun {
 	r.ns = fmt.Sprintf("chart-%d", time.Now().UnixNano()%1000000)
 	// The chart's Secret from the files of `jobset-webhook certs` (certificates.mode certs), as
 	// docs/install.md makes them without cert-manager: one more object the release owns.
-	r.certs = c.path("helm", "certs")
+	r.certs = c.path("helm", r.ns)
 	out, err := exec.Command(filepath.Join(c.Root, "build", "jobset-webhook"), "certs",
 		"--service", "jobset-webhook", "--namespace", r.ns, "--out", r.certs).CombinedOutput()
 	if err != nil {
@@ -329,7 +329,7 @@ func chartUpgrade(t *T, r *chartRun) {
 		t.Errorf("ReplicaSets' pod-template checksums %v, want the old and a new one %s", rs, newSum)
 	}
 
-	file := c.path("helm", "policy.yaml")
+	file := c.path("helm", r.ns+"-policy.yaml")
 	if err := os.WriteFile(file, []byte(policy), 0o644); err != nil {
 		t.Fatalf("%v", err)
 	}
