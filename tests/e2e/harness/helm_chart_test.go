@@ -75,8 +75,7 @@ type chartRun struct {
 	first      *Webhook
 	second     *Webhook // serve on the upgraded policy
 	installed  bool
-	taken      bool   // the harness's configurations are down
-	manifest   string // `helm get manifest` before uninstall
+	taken      bool // the harness's configurations are down
 	broken     string
 }
 
