@@ -32,13 +32,13 @@ func hookCertificates(t *T) {
 		c.Kubectl("delete", "clusterrole,clusterrolebinding", "jobset-webhook-certs", "--ignore-not-found")
 	})
 	r.takeOver(t)
+	r.installed = true // a failed install may leave a release too
 	// A namespaceSelector no namespace matches: no JobSet of any case is sent to webhooks that
 	// no pod answers while the release is installed.
 	r.MustHelm(t, "install", chartRelease, filepath.Join(c.Root, "charts", "jobset-webhook"),
 		"-n", r.ns, "--create-namespace", "--no-hooks", "--set", "certificates.mode=hook",
 		"--set", "certificates.hook.days=30",
 		"--set-json", `webhook.namespaceSelector={"matchLabels":{"e2e.jobset-webhook/chart-hook":"none"}}`)
-	r.installed = true
 
 	// `helm get hooks` prints the hook manifests as Helm stored them; each hook object but the
 	// Jobs is created with kubectl (Helm would create it before the Jobs: hook weight -10).
