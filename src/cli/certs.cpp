@@ -10,11 +10,12 @@
 #include <string>
 #include <vector>
 
-#include <openssl/evp.h>
-
+#include "certs_secret.h"
 #include "jobset_webhook/cli/commands.h"
-#include "x509.h"
+#include "jobset_webhook/kube/client.h"
+#include "jobset_webhook/kube/config.h"
 #include "jobset_webhook/server/endpoints.h"
+#include "x509.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -37,15 +38,6 @@ int fail(const std::string& message) {
 int fail(const Failure& failure) {
   std::cerr << "jobset-webhook certs: " << failure.message << "\n";
   return exit_code(failure);
-}
-
-std::string base64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  return out;
 }
 
 // Writes a temporary file beside the target with its final mode, then moves it into place, so
@@ -97,6 +89,32 @@ Result<bool> write_file(const fs::path& target, const std::string& content, mode
   return true;
 }
 
+// The certificates into a Secret (made only when absent), and its CA into the webhook
+// configurations named by inject_ca_into.
+int certs_in_secret(const CertsOptions& options, const ServingCertificates& fresh) {
+  const auto config = options.kubeconfig.empty()
+                          ? kube::in_cluster_config()
+                          : kube::load_kubeconfig(options.kubeconfig, options.context);
+  if (!config.ok()) return fail(config.failure());
+  kube::Client api(config.value());
+  const auto secret = ensure_serving_secret(api, options.ns, options.secret, fresh);
+  if (!secret.ok()) return fail(secret.failure());
+  std::cerr << "jobset-webhook certs: " << (secret.value().created ? "created" : "kept")
+            << " Secret " << options.ns << "/" << options.secret
+            << (secret.value().created ? " for " + options.service + "." + options.ns + ".svc"
+                                       : " as it is")
+            << "\n";
+  if (!options.inject_ca_into.empty()) {
+    const auto changed = inject_ca_bundle(api, options.inject_ca_into, secret.value().ca_pem);
+    if (!changed.ok()) return fail(changed.failure());
+    std::cerr << "jobset-webhook certs: caBundle set in " << changed.value()
+              << " webhooks of ValidatingWebhookConfiguration and MutatingWebhookConfiguration "
+              << options.inject_ca_into << "\n";
+  }
+  std::cout << base64_encode(secret.value().ca_pem) << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int certs(const CertsOptions& options) {
@@ -106,7 +124,18 @@ int certs(const CertsOptions& options) {
   if (options.key_type != "rsa-2048" && options.key_type != "ecdsa-p256") {
     return fail("--key-type must be ecdsa-p256 or rsa-2048, got \"" + options.key_type + "\"");
   }
-  if (options.out.empty()) return fail("--out must name a directory");
+  if (options.out.empty() == options.secret.empty()) {
+    return fail("name one of --out (a directory) or --secret (a Secret, through the API)");
+  }
+  if (!options.inject_ca_into.empty() && options.secret.empty()) {
+    return fail("--inject-ca-into needs --secret: the caBundle is the Secret's ca.crt");
+  }
+  if (!options.secret.empty()) {
+    // Made first, as for files: bad arguments fail before any API call.
+    const auto issued = issue_serving_certificates(request);
+    if (!issued.ok()) return fail(issued.failure());
+    return certs_in_secret(options, issued.value());
+  }
   const fs::path dir(options.out);
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
@@ -146,7 +175,7 @@ int certs(const CertsOptions& options) {
             << (dir / server::kCertFileName).string() << ", "
             << (dir / server::kKeyFileName).string() << " for " << options.service << "."
             << options.ns << ".svc; caBundle on stdout\n";
-  std::cout << base64(c.ca_pem) << "\n";
+  std::cout << base64_encode(c.ca_pem) << "\n";
   return kExitOk;
 }
 
@@ -157,7 +186,18 @@ Command add_certs_command(CLI::App& app) {
       app.add_subcommand("certs", "Make a CA and a serving certificate for the webhook Service");
   cmd->add_option("--service", o.service, "The webhook Service's name")->required();
   cmd->add_option("--namespace", o.ns, "The Service's namespace")->required();
-  cmd->add_option("--out", o.out, "Directory for ca.crt, tls.crt and tls.key")->required();
+  auto* out = cmd->add_option("--out", o.out, "Directory for ca.crt, tls.crt and tls.key");
+  auto* secret = cmd->add_option(
+      "--secret", o.secret,
+      "Instead of --out: a kubernetes.io/tls Secret of --namespace, created through the API "
+      "unless it exists");
+  out->excludes(secret);
+  cmd->add_option("--inject-ca-into", o.inject_ca_into,
+                  "With --secret: set the Secret's CA as caBundle of the Service webhooks of the "
+                  "Validating- and MutatingWebhookConfiguration of this name");
+  cmd->add_option("--kubeconfig", o.kubeconfig,
+                  "With --secret: kubeconfig file; without it, the in-cluster configuration");
+  cmd->add_option("--context", o.context, "kubeconfig context (default: its current-context)");
   cmd->add_option("--days", o.days, "Validity of both certificates (1 to 3650)")
       ->capture_default_str();
   cmd->add_option("--key-type", o.key_type, "ecdsa-p256 or rsa-2048")->capture_default_str();

@@ -157,6 +157,33 @@ TEST_CASE("certs refuses bad arguments with exit 2 and writes nothing", "[cli][c
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--service is required") != std::string::npos);
   }
+  SECTION("one of --out and --secret, and --inject-ca-into only with --secret") {
+    const std::string base = "certs --service s --namespace ns";
+    auto r = run_cli(base);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err ==
+          "jobset-webhook certs: name one of --out (a directory) or --secret (a Secret, through "
+          "the API)\n");
+    r = run_cli(base + " --out /nonexistent/dir --secret tls");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--out excludes --secret") != std::string::npos);
+    r = run_cli(base + " --out /nonexistent/dir --inject-ca-into jobset-webhook");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err ==
+          "jobset-webhook certs: --inject-ca-into needs --secret: the caBundle is the Secret's "
+          "ca.crt\n");
+  }
+  SECTION("--secret: bad arguments fail before the kubeconfig is read, then the kubeconfig") {
+    const std::string base =
+        "certs --service s --namespace ns --secret tls --kubeconfig /nonexistent/kubeconfig";
+    auto r = run_cli(base + " --days 0");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "jobset-webhook certs: days must be between 1 and 3650, got 0\n");
+    r = run_cli(base);
+    CHECK(r.exit_code != 0);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("jobset-webhook certs: kubeconfig /nonexistent/kubeconfig", 0) == 0);
+  }
   SECTION("an --out that is a file") {
     TempDir dir;
     fs::create_directories(dir.path);

@@ -112,6 +112,42 @@ caBundle: {{ required "certificates.secret.caBundle: the base64 of the CA that s
 {{- end }}
 
 {{/*
+clientConfig of one webhook (dict "root" $ "path" PATH): the release's Service, or
+webhook.external.url with PATH appended and its caBundle.
+*/}}
+{{- define "jobset-webhook.clientConfig" -}}
+{{- $external := .root.Values.webhook.external -}}
+{{- if $external.url -}}
+url: {{ printf "%s%s" (trimSuffix "/" $external.url) .path | quote }}
+{{- with $external.caBundle }}
+caBundle: {{ . }}
+{{- end }}
+{{- else -}}
+service:
+  name: jobset-webhook
+  namespace: {{ .root.Release.Namespace }}
+  path: {{ .path }}
+  port: 443
+{{- with include "jobset-webhook.caBundle" .root }}
+{{ . }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The annotations of a hook object of certificates.mode hook (dict "root" $ "events" E "weight" W),
+with the user's.
+*/}}
+{{- define "jobset-webhook.hookAnnotations" -}}
+helm.sh/hook: {{ .events }}
+helm.sh/hook-weight: {{ .weight | quote }}
+helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+{{- with .root.Values.annotations }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
 Scheduling fields shared by both Deployments' pods.
 */}}
 {{- define "jobset-webhook.scheduling" -}}
@@ -155,14 +191,15 @@ namespaceSelector:
 
 {{/*
 metadata of both webhook configurations: with cert-manager, the annotation that has its
-cainjector fill caBundle from the serving Certificate.
+cainjector fill caBundle from the serving Certificate (not for an external url: its CA is
+webhook.external.caBundle).
 */}}
 {{- define "jobset-webhook.webhookMetadata" -}}
 name: jobset-webhook
 labels:
   {{- include "jobset-webhook.labels" . | nindent 2 }}
 {{- $annotations := .Values.annotations | default dict | deepCopy }}
-{{- if eq .Values.certificates.mode "cert-manager" }}
+{{- if and (eq .Values.certificates.mode "cert-manager") (not .Values.webhook.external.url) }}
 {{- $_ := set $annotations "cert-manager.io/inject-ca-from" (printf "%s/jobset-webhook-serving" .Release.Namespace) }}
 {{- end }}
 {{- with $annotations }}

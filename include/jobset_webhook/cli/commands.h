@@ -52,12 +52,22 @@ struct CertsOptions {
   std::string key_type = "ecdsa-p256";  // or rsa-2048
   std::vector<std::string> extra_sans;  // more DNS names or IP addresses
   bool force = false;                   // replace existing files
+  // Instead of out: Secret `secret` of namespace ns, through the Kubernetes API.
+  std::string secret;
+  // With secret: the Validating- and MutatingWebhookConfiguration whose caBundle to set.
+  std::string inject_ca_into;
+  std::string kubeconfig;  // with secret: a kubeconfig file; empty: the in-cluster configuration
+  std::string context;     // its context; empty: its current-context
 };
 
 // `jobset-webhook certs`: a CA and a serving certificate for the Service (see cli/x509.h), written
 // as out/ca.crt and out/tls.crt (mode 0644) and out/tls.key (mode 0600), the layout of a
 // kubernetes.io/tls Secret and of `serve --cert-dir`. Prints the base64 of ca.crt (a caBundle) on
 // stdout and nothing else there. Writes nothing when one of the files exists and force is false.
+// With secret instead of out, the same three keys go into that Secret (type kubernetes.io/tls),
+// which is kept as it is when it exists, and with inject_ca_into its ca.crt becomes the caBundle
+// of the Service webhooks of both configurations of that name (cli/certs_secret.h); the base64 of
+// the Secret's ca.crt is printed. For the chart's hook Jobs (certificates.mode hook).
 int certs(const CertsOptions& options);
 struct CheckOptions {
   std::vector<std::string> old_paths;  // files, directories, or "-" for stdin

@@ -482,6 +482,15 @@ var servingLine = regexp.MustCompile(`(?m)^\S+ INFO serving .*\bport=(\d+) healt
 // scale-down-controller component's when ScaleDown is set. Its HTTPS and health ports are port
 // 0, read from its `serving` line; its metrics port (0 would turn it off) comes from the pool.
 func (c *Cluster) StartWebhook(addr string) (*Webhook, error) {
+	policy := ""
+	if c.ScaleDown {
+		policy = c.scaleDownPolicy()
+	}
+	return c.StartWebhookWithPolicy(addr, policy)
+}
+
+// StartWebhookWithPolicy is StartWebhook with the policy file given (--config; "" for none).
+func (c *Cluster) StartWebhookWithPolicy(addr, policy string) (*Webhook, error) {
 	w := &Webhook{Addr: addr}
 	n := 0
 	for _, o := range c.Webhooks {
@@ -499,8 +508,8 @@ func (c *Cluster) StartWebhook(addr string) (*Webhook, error) {
 			"--bind", addr, "--port", "0", "--cert-dir", c.webhookDir,
 			"--health-port", "0", "--metrics-port", fmt.Sprint(w.Metrics),
 			"--log-format", "text"}
-		if c.ScaleDown {
-			args = append(args, "--config", c.scaleDownPolicy())
+		if policy != "" {
+			args = append(args, "--config", policy)
 		}
 		p, err := c.start(name, filepath.Join(c.Root, "build", "jobset-webhook"), args...)
 		if err != nil {

@@ -30,6 +30,7 @@ var (
 	kubectlFlag   = flag.String("kubectl", "", "kubectl to drive the cluster with (default BIN/kubectl)")
 	kcmFlag       = flag.Bool("controller-manager", true, "start kube-controller-manager (false only to debug the harness: no pods, no garbage collection)")
 	rolloutFlag   = flag.Bool("rollout", true, "run TestRolloutUnderLoad (-rollout=false skips it; see docs/e2e.md)")
+	helmFlag      = flag.String("helm", "", "helm to install the chart with (default BIN/helm; TestHelmChart is skipped when absent)")
 )
 
 // cluster is the control plane of the run, started by TestMain; nil with -short.
