@@ -52,3 +52,6 @@ func fileExists(p string) bool {
 
 // LogDir is the folder of the run's logs, one per process.
 func (c *Cluster) LogDir() string { return c.path("logs") }
+
+// WebhookCA is the CA certificate (PEM) that signed the certificate of the run's `serve`.
+func (c *Cluster) WebhookCA() string { return c.path("webhook-certs", "ca.crt") }

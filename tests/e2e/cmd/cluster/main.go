@@ -99,19 +99,30 @@ func main() {
 
 // printWalkthrough fills walkthrough.txt in with this run's paths and port.
 func printWalkthrough(c *harness.Cluster) {
-	if err := writeWalkthrough(os.Stdout, c.Root, c.Kubeconfig, c.KubectlPath, c.LogDir(), c.ControllerMetrics); err != nil {
+	run := walkthroughRun{
+		Root: c.Root, Kubeconfig: c.Kubeconfig, Kubectl: c.KubectlPath, Logs: c.LogDir(),
+		Metrics: c.ControllerMetrics, Helm: filepath.Join(c.Bin, "helm"),
+		ServeURL: c.Webhooks[0].URL(""), ServeCA: c.WebhookCA(),
+	}
+	if err := writeWalkthrough(os.Stdout, run); err != nil {
 		fatalf("walkthrough: %v", err)
 	}
 }
 
-func writeWalkthrough(w io.Writer, root, kubeconfig, kubectl, logs string, metrics int) error {
+// walkthroughRun is what walkthrough.txt names of this run.
+type walkthroughRun struct {
+	Root, Kubeconfig, Kubectl, Logs string
+	Metrics                         int
+	Helm                            string // build-e2e/bin/helm (scripts/dev chart builds it)
+	ServeURL, ServeCA               string // the run's serve, and the CA of its certificate
+}
+
+func writeWalkthrough(w io.Writer, run walkthroughRun) error {
 	t, err := template.New("walkthrough").Option("missingkey=error").Parse(walkthrough)
 	if err != nil {
 		return err
 	}
-	return t.Execute(w, map[string]any{
-		"Root": root, "Kubeconfig": kubeconfig, "Kubectl": kubectl, "Logs": logs, "Metrics": metrics,
-	})
+	return t.Execute(w, run)
 }
 
 func fatalf(format string, args ...any) {
