@@ -13,7 +13,5 @@ namespace jobset_webhook::admission {
 // replaced by U+FFFD. Never throws.
 std::string go_json_dump(const Json& value);
 
-// Standard base64 with padding (the encoding of AdmissionResponse.patch).
-std::string base64_encode(std::string_view bytes);
 
 }  // namespace jobset_webhook::admission

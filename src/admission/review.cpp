@@ -4,6 +4,7 @@
 
 #include "duplicate_keys.h"
 #include "go_json.h"
+#include "jobset_webhook/base64.h"
 #include "parser_pool.h"
 
 namespace jobset_webhook::admission {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "certs_secret.h"
+#include "jobset_webhook/base64.h"
 #include "jobset_webhook/cli/commands.h"
 #include "jobset_webhook/kube/client.h"
 #include "jobset_webhook/kube/config.h"

@@ -3,8 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include <openssl/evp.h>
-
+#include "jobset_webhook/base64.h"
 #include "jobset_webhook/kube/config.h"
 #include "jobset_webhook/server/endpoints.h"
 
@@ -34,7 +33,7 @@ Result<std::string> ca_of(const Json& secret, const std::string& what) {
     return failed_precondition(what + " exists without " + missing +
                                "; delete it to have a new certificate made");
   }
-  auto ca = kube::base64_decode(secret_key(secret, server::kCaFileName));
+  auto ca = base64_decode(secret_key(secret, server::kCaFileName));
   if (!ca.ok()) return failed_precondition(what + ": ca.crt: " + ca.failure().message);
   return ca.value();
 }
@@ -56,15 +55,6 @@ int set_ca_bundle(Json& configuration, const std::string& bundle) {
 }
 
 }  // namespace
-
-std::string base64_encode(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  return out;
-}
 
 Json serving_secret(const std::string& ns, const std::string& name,
                     const ServingCertificates& certificates) {

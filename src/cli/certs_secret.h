@@ -40,7 +40,4 @@ Result<EnsuredSecret> ensure_serving_secret(kube::Api& api, const std::string& n
 // changed (0 when each already had it). Fails kNotFound when either configuration is absent.
 Result<int> inject_ca_bundle(kube::Api& api, const std::string& name, const std::string& ca_pem);
 
-// Standard base64 with padding.
-std::string base64_encode(const std::string& bytes);
-
 }  // namespace jobset_webhook::cli

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "jobset_webhook/base64.h"
+
 namespace jobset_webhook::kube {
 namespace {
 
@@ -150,32 +152,6 @@ Result<Config> with_server(Config config, const std::string& server) {
     config.port = p;
   }
   return config;
-}
-
-Result<std::string> base64_decode(const std::string& text) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  bool padding = false;
-  for (const char c : text) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    if (c == '=') {
-      padding = true;
-      continue;
-    }
-    const auto pos = kAlphabet.find(c);
-    if (pos == std::string_view::npos || padding) return invalid_argument("not base64");
-    buffer = (buffer << 6) | static_cast<unsigned>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  if (bits >= 6) return invalid_argument("not base64 (truncated)");
-  return out;
 }
 
 Result<Config> load_kubeconfig(const std::string& path, const std::string& context) {

@@ -49,7 +49,4 @@ Result<Config> in_cluster_config(
 // Splits "https://host:port" (port 443 when absent; [v6] brackets kept off the host).
 Result<Config> with_server(Config config, const std::string& server);
 
-// base64 (standard alphabet, padding optional, whitespace ignored) to bytes.
-Result<std::string> base64_decode(const std::string& text);
-
 }  // namespace jobset_webhook::kube
