@@ -7,9 +7,9 @@
 #include "jobset_webhook/base64.h"
 #include "support/fake_api.h"
 
+using jobset_webhook::base64_encode;
 using jobset_webhook::Json;
 using jobset_webhook::StatusCode;
-using jobset_webhook::base64_encode;
 using jobset_webhook::cli::ensure_serving_secret;
 using jobset_webhook::cli::inject_ca_bundle;
 using jobset_webhook::cli::ServingCertificates;
