@@ -194,6 +194,45 @@ TEST_CASE("JobSets pair by path, then by a unique move; the rest are created or 
   }
 }
 
+TEST_CASE("Many files of one JobSet that all move: each note names a few, the repeats are counted",
+          "[cli][gating]") {
+  ScratchDir dir;
+  for (int i = 0; i < 10; ++i) {
+    dir.write("old/a/t" + std::to_string(i) + ".yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("new/b/t" + std::to_string(i) + ".yaml", jobset_yaml("train", "trainer:1"));
+  }
+  const std::string note =
+      ": note: JobSet default/train: treated as created: --old holds JobSet default/train in 10 "
+      "other files and none at this path (old/a/t0.yaml:1:1, old/a/t1.yaml:1:1, "
+      "old/a/t2.yaml:1:1 and 7 more)\n";
+  std::string want = "new/b/t0.yaml:1:1" + note + "new/b/t1.yaml:1:1" + note + "new/b/t2.yaml:1:1" +
+                     note +
+                     "new/b/t3.yaml:1:1: note: JobSet default/train: the same note for 7 more "
+                     "JobSets\n";
+  for (int i = 0; i < 10; ++i) {
+    want += "old/a/t" + std::to_string(i) +
+            ".yaml:1:1: note: JobSet default/train deleted (only in --old)\n";
+  }
+  want +=
+      "check: 10 JobSets: 0 denied, 10 allowed (0 updated, 10 created); 10 deleted; 0 other "
+      "objects skipped\n";
+  const auto text = run_in(dir.path(), "check --old old --new new");
+  CHECK(text.exit_code == 0);
+  CHECK(text.out == want);
+  // Every JobSet keeps its own bounded note in the data formats.
+  const auto json = run_in(dir.path(), "check --old old --new new --format json");
+  const Json report = Json::parse(json.out);
+  REQUIRE(report["jobsets"].size() == 20);
+  CHECK(report["jobsets"][9]["note"] ==
+        "treated as created: --old holds JobSet default/train in 10 other files and none at this "
+        "path (old/a/t0.yaml:1:1, old/a/t1.yaml:1:1, old/a/t2.yaml:1:1 and 7 more)");
+  const auto github = run_in(dir.path(), "check --old old --new new --format github");
+  CHECK(std::count(github.out.begin(), github.out.end(), '\n') == 3 + 1 + 10 + 1);
+  CHECK(github.out.find("::notice file=new/b/t3.yaml,line=1,col=1,title=JobSet default/train "
+                        "(CREATE)::JobSet default/train: the same note for 7 more JobSets\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("check on two copies of a repository: equal passes, one edit fails at its line",
           "[cli][gating]") {
   ScratchDir dir;
