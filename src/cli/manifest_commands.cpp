@@ -109,7 +109,8 @@ Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
   if (!at_base.ok()) return at_base.failure();
   if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
     return *problem;
-  auto old_side = load_manifests(options.paths, *at_base.value());
+  // A file the base cannot read is a note, so that a change can repair it.
+  auto old_side = load_manifests(options.paths, *at_base.value(), Unreadable::kNote);
   if (!old_side.ok()) return old_side.failure();
   auto new_side = load_manifests(options.paths, WorkingTree());
   if (!new_side.ok()) return new_side.failure();

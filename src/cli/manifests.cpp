@@ -163,6 +163,25 @@ bool is_manifest_file(const fs::path& path) {
   return ext == ".yaml" || ext == ".yml" || ext == ".json";
 }
 
+// The first JobSet of jobsets[from..] that shares file, namespace and name with an earlier one.
+std::optional<Failure> duplicate_in(const std::vector<JobSetManifest>& jobsets, std::size_t from,
+                                    std::string_view side) {
+  std::map<std::pair<std::string, std::string>, const JobSetManifest*> seen;
+  for (auto js_it = jobsets.begin() + static_cast<std::ptrdiff_t>(from); js_it != jobsets.end();
+       ++js_it) {
+    const JobSetManifest& js = *js_it;
+    if (js.name.empty()) continue;
+    const auto [it, inserted] = seen.emplace(std::pair{js.file, js.display_name()}, &js);
+    if (!inserted) {
+      return invalid_argument(js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
+                              js.display_name() + " twice in one file (first at " +
+                              it->second->where().to_string() +
+                              "); applying the file keeps only the last");
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_manifest_file_name(std::string_view name) { return is_manifest_file(fs::path(name)); }
@@ -267,41 +286,46 @@ Result<Manifests> load_manifests(const std::vector<std::string>& paths) {
   return load_manifests(paths, FileSystem());
 }
 
-Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source) {
+Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source,
+                                 Unreadable unreadable) {
   Reader reader;
+  Manifests& read = reader.manifests;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const std::string& path = paths[i];
     auto files = source.expand(path);
     if (!files.ok()) return files.failure();
     for (const auto& file : files.value()) {
-      auto text = source.read(file);
-      if (!text.ok()) return text.failure();
       // A file named as an argument is placed by its argument's position, so that `--old a.yaml
       // --new b.yaml` (or a rendered `--new -`) compares the two as one file.
       const bool is_argument =
           file == "-" || fs::path(file).lexically_normal() == fs::path(path).lexically_normal();
       const std::string relative =
           is_argument ? "argument " + std::to_string(i + 1) : relative_below(file, path);
-      if (auto problem = reader.add_text(text.value(), source.display_name(file), relative))
-        return *problem;
+      const std::size_t jobsets_before = read.jobsets.size(), skipped_before = read.skipped.size();
+      auto text = source.read(file);
+      std::optional<Failure> problem;
+      if (!text.ok()) {
+        problem = text.failure();
+      } else {
+        problem = reader.add_text(text.value(), source.display_name(file), relative);
+      }
+      if (!problem && unreadable == Unreadable::kNote)
+        problem = duplicate_in(read.jobsets, jobsets_before, "it");
+      if (!problem) continue;
+      if (unreadable == Unreadable::kFail) return *problem;
+      read.jobsets.erase(read.jobsets.begin() + static_cast<std::ptrdiff_t>(jobsets_before),
+                         read.jobsets.end());
+      read.skipped.erase(read.skipped.begin() + static_cast<std::ptrdiff_t>(skipped_before),
+                         read.skipped.end());
+      read.notes.push_back(
+          {{source.display_name(file), 1, 1}, "left out, it cannot be read: " + problem->message});
     }
   }
   return std::move(reader.manifests);
 }
 
 std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_view side) {
-  std::map<std::pair<std::string, std::string>, const JobSetManifest*> seen;
-  for (const auto& js : manifests.jobsets) {
-    if (js.name.empty()) continue;
-    const auto [it, inserted] = seen.emplace(std::pair{js.file, js.display_name()}, &js);
-    if (!inserted) {
-      return invalid_argument(js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
-                              js.display_name() + " twice in one file (first at " +
-                              it->second->where().to_string() +
-                              "); applying the file keeps only the last");
-    }
-  }
-  return std::nullopt;
+  return duplicate_in(manifests.jobsets, 0, side);
 }
 
 }  // namespace jobset_webhook::cli

@@ -61,9 +61,16 @@ struct SkippedObject {
   std::string name;
 };
 
+// A file load_manifests left out, and why: "left out of the base: <file>:4:3: not valid YAML".
+struct InputNote {
+  Location where;
+  std::string text;
+};
+
 struct Manifests {
   std::vector<JobSetManifest> jobsets;
   std::vector<SkippedObject> skipped;
+  std::vector<InputNote> notes;
 };
 
 // Where load_manifests finds files: the file system (FileSystem), or a commit of a git repository
@@ -96,6 +103,11 @@ bool is_manifest_file_name(std::string_view name);
 // relative_below("deploy/a/t.yaml", "./deploy/") is "a/t.yaml".
 std::string relative_below(const std::string& file, const std::string& root);
 
+// What load_manifests does with a file it cannot read or parse, or that holds one JobSet twice:
+// fail, or (for the base of `check --base`, which a change must be able to repair) leave the file
+// out with a note saying why.
+enum class Unreadable { kFail, kNote };
+
 // Every document of every path, in order: a file; a directory, recursively, its *.yaml, *.yml and
 // *.json files in sorted order; or "-" for stdin. Lists (`kind: List`, or any kind ending in List
 // with items, as `kubectl get -o yaml` prints) count as their items.
@@ -104,7 +116,8 @@ std::string relative_below(const std::string& file, const std::string& root);
 // spec.replicatedJobs has the wrong type, or that has neither name nor generateName.
 Result<Manifests> load_manifests(const std::vector<std::string>& paths);
 // The same, reading through source.
-Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source);
+Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source,
+                                 Unreadable unreadable = Unreadable::kFail);
 
 // One text, read as load_manifests reads a file called `file`.
 Result<Manifests> parse_manifests(std::string_view text, const std::string& file);

@@ -67,6 +67,7 @@ std::string Report::summary() const {
          std::to_string(count(Change::kDelete)) + " deleted";
   }
   s += "; " + counted(skipped.size(), "other object", "other objects") + " skipped";
+  if (!notes.empty()) s += "; " + counted(notes.size(), "file", "files") + " left out";
   return s;
 }
 

@@ -45,6 +45,7 @@ std::string command(std::string_view name, const Location& where, std::string_vi
 
 std::string render_github(const Report& report) {
   std::string out;
+  for (const auto& note : report.notes) out += command("notice", note.where, "Left out", note.text);
   RepeatedNotes notes(report);
   for (const auto& js : report.jobsets) {
     if (js.change == Change::kDelete) {

@@ -7,6 +7,8 @@ namespace jobset_webhook::cli {
 
 std::string render_text(const Report& report) {
   std::string out;
+  for (const auto& note : report.notes)
+    out += note.where.to_string() + ": note: " + note.text + "\n";
   RepeatedNotes notes(report);
   for (const auto& js : report.jobsets) {
     if (js.change == Change::kDelete) {

@@ -433,6 +433,68 @@ TEST_CASE("check --base reads the paths at a git revision and compares the worki
   }
 }
 
+TEST_CASE("check --base: a file the base cannot read is a note, so that a change can repair it",
+          "[cli][gating]") {
+  if (!have("git")) {
+    WARN("git not installed: skipped");
+    return;
+  }
+  ScratchDir dir;
+  const std::string repo = dir.path() + "/repo";
+  dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 2));
+  dir.write("repo/deploy/bad.yaml", "apiVersion: v1\nmetadata:\n  name: x\n");
+  dir.write("repo/deploy/twice.yaml",
+            jobset_yaml("eval", "eval:1") + "---\n" + jobset_yaml("eval", "eval:2"));
+  git_init(repo);
+  const std::string bad_note =
+      "HEAD:deploy/bad.yaml:1:1: note: left out, it cannot be read: HEAD:deploy/bad.yaml:1:1: not "
+      "a Kubernetes object: kind is missing or not a string\n";
+  const std::string twice_note =
+      "HEAD:deploy/twice.yaml:1:1: note: left out, it cannot be read: HEAD:deploy/twice.yaml:16:1: "
+      "it holds JobSet default/eval twice in one file (first at HEAD:deploy/twice.yaml:1:1); "
+      "applying the file keeps only the last\n";
+
+  SECTION("the change deletes the bad files: allowed, each named with its reason") {
+    fs::remove(repo + "/deploy/bad.yaml");
+    fs::remove(repo + "/deploy/twice.yaml");
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == bad_note + twice_note +
+                       "check: 1 JobSet: 0 denied, 1 allowed (1 updated, 0 created); 0 deleted; 0 "
+                       "other objects skipped; 2 files left out\n");
+    const Json json = Json::parse(run_in(repo, "check --base HEAD deploy --format json").out);
+    REQUIRE(json["notes"].size() == 2);
+    CHECK(json["notes"][0]["file"] == "HEAD:deploy/bad.yaml");
+    CHECK(json["notes"][0]["line"] == 1);
+  }
+  SECTION("the change repairs them: their JobSets are created, the rest compared as always") {
+    dir.write("repo/deploy/bad.yaml", jobset_yaml("fixed", "bash:5"));
+    dir.write("repo/deploy/twice.yaml", jobset_yaml("eval", "eval:2"));
+    dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:2", 2));
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.rfind(bad_note + twice_note + "deploy/train.yaml:", 0) == 0);
+    CHECK(r.out.find("(1 updated, 2 created); 0 deleted; 0 other objects skipped; 2 files left "
+                     "out\n") != std::string::npos);
+  }
+  SECTION("still bad in the working tree: unusable input, as without --base") {
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err ==
+          "jobset-webhook check: deploy/bad.yaml:1:1: not a Kubernetes object: kind is missing or "
+          "not a string\n");
+  }
+  SECTION("--old and --new stay strict: both sides are the user's files") {
+    fs::remove(repo + "/deploy/twice.yaml");
+    copy_tree(repo + "/deploy", dir.path() + "/old");
+    fs::remove(dir.path() + "/old/bad.yaml");
+    const auto r = run_in(dir.path(), "check --old repo/deploy --new old");
+    CHECK(r.exit_code == 2);
+  }
+}
+
 TEST_CASE("Errors without a field path point at the field that caused them, in every format",
           "[cli][gating]") {
   ScratchDir dir;
