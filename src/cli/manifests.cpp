@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "jobset_webhook/admission/review.h"
@@ -186,22 +187,71 @@ std::optional<Failure> duplicate_in(const std::vector<JobSetManifest>& jobsets, 
 
 bool is_manifest_file_name(std::string_view name) { return is_manifest_file(fs::path(name)); }
 
-Result<std::vector<std::string>> FileSystem::expand(const std::string& path) const {
-  if (path == "-") return std::vector<std::string>{path};
+bool is_below(const std::string& path, const std::string& root) {
+  const fs::path below =
+      fs::path(path).lexically_normal().lexically_relative(fs::path(root).lexically_normal());
+  return !below.empty() && *below.begin() != "..";
+}
+
+std::vector<std::string> links_to_read(std::set<std::string> read,
+                                       const std::vector<LinkTarget>& links) {
+  std::vector<std::string> names;
+  for (const auto& link : links) {
+    if (read.insert(link.target).second) names.push_back(link.name);
+  }
+  return names;
+}
+
+InputNote link_left_out(const std::string& name, const std::string& link_text,
+                        std::string_view why) {
+  return {{name, 1, 1}, "left out: a link to " + link_text + ", " + std::string(why)};
+}
+
+Result<Expanded> FileSystem::expand(const std::string& path) const {
+  if (path == "-") return Expanded{{path}, {}};
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec) return invalid_argument(path + ": " + ec.message());
-  if (!fs::is_directory(status)) return std::vector<std::string>{path};
-  std::vector<std::string> files;
+  if (!fs::is_directory(status)) return Expanded{{path}, {}};
+  const std::string boundary = fs::canonical(boundary_.empty() ? path : boundary_, ec).string();
+  if (ec) return invalid_argument(path + ": " + ec.message());
+  const std::string out_of =
+      "which leads out of " + (boundary_.empty() ? path : std::string("the repository"));
+  Expanded out;
+  std::vector<LinkTarget> links;
   fs::recursive_directory_iterator it(path, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && is_manifest_file(it->path()))
-      files.push_back(it->path().lexically_normal().string());
+    if (!is_manifest_file(it->path())) continue;
+    const std::string name = it->path().lexically_normal().string();
+    if (!it->is_symlink(type_ec)) {
+      if (it->is_regular_file(type_ec)) out.files.push_back(name);
+      continue;
+    }
+    const std::string text = fs::read_symlink(it->path(), type_ec).string();
+    const auto target = fs::canonical(it->path(), type_ec);
+    if (type_ec) {
+      out.notes.push_back(link_left_out(name, text, "which leads nowhere"));
+    } else if (!is_below(target.string(), boundary)) {
+      out.notes.push_back(link_left_out(name, text, out_of));
+    } else if (!fs::is_regular_file(target, type_ec)) {
+      out.notes.push_back(link_left_out(name, text, "not a file"));
+    } else {
+      links.push_back({name, target.string()});
+    }
   }
   if (ec) return invalid_argument(path + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  return files;
+  if (!links.empty()) {
+    // Files are compared with links by their real paths.
+    std::set<std::string> read;
+    for (const auto& file : out.files) read.insert(fs::canonical(file, ec).string());
+    const auto names = links_to_read(std::move(read), links);
+    out.files.insert(out.files.end(), names.begin(), names.end());
+  }
+  std::sort(out.files.begin(), out.files.end());
+  std::sort(out.notes.begin(), out.notes.end(),
+            [](const InputNote& a, const InputNote& b) { return a.where.file < b.where.file; });
+  return out;
 }
 
 Result<std::string> FileSystem::read(const std::string& file) const { return read_input(file); }
@@ -294,7 +344,8 @@ Result<Manifests> load_manifests(const std::vector<std::string>& paths, const Fi
     const std::string& path = paths[i];
     auto files = source.expand(path);
     if (!files.ok()) return files.failure();
-    for (const auto& file : files.value()) {
+    read.notes.insert(read.notes.end(), files.value().notes.begin(), files.value().notes.end());
+    for (const auto& file : files.value().files) {
       // A file named as an argument is placed by its argument's position, so that `--old a.yaml
       // --new b.yaml` (or a rendered `--new -`) compares the two as one file.
       const bool is_argument =

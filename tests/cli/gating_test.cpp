@@ -495,6 +495,73 @@ TEST_CASE("check --base: a file the base cannot read is a note, so that a change
   }
 }
 
+TEST_CASE("A link is read as its target, once; one out of the repository or nowhere is a note",
+          "[cli][gating]") {
+  if (!have("git")) {
+    WARN("git not installed: skipped");
+    return;
+  }
+  ScratchDir dir;
+  const std::string repo = dir.path() + "/repo";
+  dir.write("outside.yaml", jobset_yaml("outside", "bash:5"));
+  dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 2));
+  dir.write("repo/shared/eval.yaml", jobset_yaml("eval", "eval:1"));
+  dir.write("repo/shared/eval-2.yaml", jobset_yaml("eval", "eval:2"));
+  fs::create_symlink("train.yaml", repo + "/deploy/link.yaml");
+  fs::create_symlink("../shared/eval.yaml", repo + "/deploy/eval.yaml");
+  fs::create_symlink("../../outside.yaml", repo + "/deploy/out.yaml");
+  fs::create_symlink("missing.yaml", repo + "/deploy/dangling.yaml");
+  git_init(repo);
+  const std::string notes =
+      "HEAD:deploy/dangling.yaml:1:1: note: left out: a link to missing.yaml, which leads "
+      "nowhere\n"
+      "HEAD:deploy/out.yaml:1:1: note: left out: a link to ../../outside.yaml, which leads out of "
+      "the repository\n"
+      "deploy/dangling.yaml:1:1: note: left out: a link to missing.yaml, which leads nowhere\n"
+      "deploy/out.yaml:1:1: note: left out: a link to ../../outside.yaml, which leads out of the "
+      "repository\n";
+
+  SECTION("nothing changed: each file once, on both sides") {
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == notes +
+                       "check: 2 JobSets: 0 denied, 2 allowed (2 updated, 0 created); 0 deleted; 0 "
+                       "other objects skipped; 4 files left out\n");
+  }
+  SECTION("the link now leads elsewhere: the base reads what it led to in that commit") {
+    fs::remove(repo + "/deploy/eval.yaml");
+    fs::create_symlink("../shared/eval-2.yaml", repo + "/deploy/eval.yaml");
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find(
+              "deploy/eval.yaml:" + position_of(slurp(repo + "/shared/eval-2.yaml"), "image:") +
+              ": spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: "
+              "Invalid value: \"eval:2\": field is immutable (old value: \"eval:1\")\n") !=
+          std::string::npos);
+  }
+  SECTION("from a subdirectory, a link may lead anywhere in the repository") {
+    const auto r = run_in(repo + "/deploy", "check --base HEAD eval.yaml link.yaml");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out ==
+          "check: 2 JobSets: 0 denied, 2 allowed (2 updated, 0 created); 0 deleted; 0 "
+          "other objects skipped\n");
+  }
+  SECTION("--old and --new: the boundary is each directory given") {
+    const auto r = run_in(repo, "validate deploy");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out ==
+          "deploy/dangling.yaml:1:1: note: left out: a link to missing.yaml, which leads "
+          "nowhere\n"
+          "deploy/eval.yaml:1:1: note: left out: a link to ../shared/eval.yaml, which leads out "
+          "of deploy\n"
+          "deploy/out.yaml:1:1: note: left out: a link to ../../outside.yaml, which leads out of "
+          "deploy\n"
+          "validate: 1 JobSet: 0 denied, 1 allowed; 0 other objects skipped; 3 files left out\n");
+  }
+}
+
 TEST_CASE("Errors without a field path point at the field that caused them, in every format",
           "[cli][gating]") {
   ScratchDir dir;
