@@ -212,6 +212,8 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
   Report report;
   report.command = "check";
   report.skipped = new_side.skipped;
+  report.notes = old_side.notes;
+  report.notes.insert(report.notes.end(), new_side.notes.begin(), new_side.notes.end());
 
   for (const auto& js : old_side.jobsets) {
     // A generateName JobSet gets a new name on every create: there is nothing to match it with.
@@ -254,6 +256,7 @@ Result<Report> validate_manifests(const Manifests& manifests, const Policy& poli
   Report report;
   report.command = "validate";
   report.skipped = manifests.skipped;
+  report.notes = manifests.notes;
   for (const auto& js : manifests.jobsets) {
     auto stored = stored_form(js, policy);
     if (!stored.ok()) return stored.failure();

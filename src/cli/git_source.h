@@ -17,6 +17,12 @@ namespace jobset_webhook::cli {
 // names no file (its JobSets are created). Reports name a file "<ref>:<path>".
 // Failure, one clear line: git not found, not inside a git repository, or ref not a commit
 // (unknown, or not fetched: a shallow CI clone needs the base fetched first).
+// Links are read as that commit's working tree would read them (FileSource::expand), inside the
+// repository.
 Result<std::unique_ptr<FileSource>> git_source(const std::string& ref);
+
+// The top level of the work tree of the current directory (git rev-parse --show-toplevel): where
+// links of the working tree may lead with --base.
+Result<std::string> git_top_level();
 
 }  // namespace jobset_webhook::cli

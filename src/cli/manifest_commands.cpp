@@ -72,11 +72,13 @@ std::optional<Failure> check_usage(const CheckOptions& options) {
 
 // The working tree against a commit: a path that no longer exists there holds nothing (its
 // JobSets are deleted), as a path that did not exist at the commit holds nothing there.
+// Links may lead anywhere in the repository, as on the side of the commit.
 class WorkingTree : public FileSystem {
  public:
-  Result<std::vector<std::string>> expand(const std::string& path) const override {
+  explicit WorkingTree(std::string top_level) : FileSystem(std::move(top_level)) {}
+  Result<Expanded> expand(const std::string& path) const override {
     std::error_code ec;
-    if (path != "-" && !std::filesystem::exists(path, ec) && !ec) return std::vector<std::string>{};
+    if (path != "-" && !std::filesystem::exists(path, ec) && !ec) return Expanded{};
     return FileSystem::expand(path);
   }
 };
@@ -89,7 +91,7 @@ std::optional<Failure> missing_on_both_sides(const std::vector<std::string>& pat
     if (path == "-" || std::filesystem::exists(path, ec)) continue;
     auto files = at_base.expand(path);
     if (!files.ok()) return files.failure();
-    if (files.value().empty())
+    if (files.value().files.empty() && files.value().notes.empty())
       return invalid_argument(path + ": No such file or directory, here or at " + ref);
   }
   return std::nullopt;
@@ -109,9 +111,12 @@ Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
   if (!at_base.ok()) return at_base.failure();
   if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
     return *problem;
-  auto old_side = load_manifests(options.paths, *at_base.value());
+  // A file the base cannot read is a note, so that a change can repair it.
+  auto old_side = load_manifests(options.paths, *at_base.value(), Unreadable::kNote);
   if (!old_side.ok()) return old_side.failure();
-  auto new_side = load_manifests(options.paths, WorkingTree());
+  const auto top_level = git_top_level();
+  if (!top_level.ok()) return top_level.failure();
+  auto new_side = load_manifests(options.paths, WorkingTree(top_level.value()));
   if (!new_side.ok()) return new_side.failure();
   return std::pair{std::move(old_side).value(), std::move(new_side).value()};
 }
@@ -191,6 +196,10 @@ int print_defaults(const DefaultOptions& options) {
     out += "---\n" + to_yaml(stored.value());
   }
   std::cout << out << std::flush;
+  for (const auto& note : manifests.value().notes) {
+    std::cerr << "jobset-webhook default: " << note.where.to_string() << ": note: " << note.text
+              << "\n";
+  }
   if (!manifests.value().skipped.empty()) {
     std::cerr << "jobset-webhook default: " << manifests.value().skipped.size()
               << " objects that are not JobSets left out\n";

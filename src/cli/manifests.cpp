@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "jobset_webhook/admission/review.h"
@@ -163,26 +164,94 @@ bool is_manifest_file(const fs::path& path) {
   return ext == ".yaml" || ext == ".yml" || ext == ".json";
 }
 
+// The first JobSet of jobsets[from..] that shares file, namespace and name with an earlier one.
+std::optional<Failure> duplicate_in(const std::vector<JobSetManifest>& jobsets, std::size_t from,
+                                    std::string_view side) {
+  std::map<std::pair<std::string, std::string>, const JobSetManifest*> seen;
+  for (auto js_it = jobsets.begin() + static_cast<std::ptrdiff_t>(from); js_it != jobsets.end();
+       ++js_it) {
+    const JobSetManifest& js = *js_it;
+    if (js.name.empty()) continue;
+    const auto [it, inserted] = seen.emplace(std::pair{js.file, js.display_name()}, &js);
+    if (!inserted) {
+      return invalid_argument(js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
+                              js.display_name() + " twice in one file (first at " +
+                              it->second->where().to_string() +
+                              "); applying the file keeps only the last");
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_manifest_file_name(std::string_view name) { return is_manifest_file(fs::path(name)); }
 
-Result<std::vector<std::string>> FileSystem::expand(const std::string& path) const {
-  if (path == "-") return std::vector<std::string>{path};
+bool is_below(const std::string& path, const std::string& root) {
+  const fs::path below =
+      fs::path(path).lexically_normal().lexically_relative(fs::path(root).lexically_normal());
+  return !below.empty() && *below.begin() != "..";
+}
+
+std::vector<std::string> links_to_read(std::set<std::string> read,
+                                       const std::vector<LinkTarget>& links) {
+  std::vector<std::string> names;
+  for (const auto& link : links) {
+    if (read.insert(link.target).second) names.push_back(link.name);
+  }
+  return names;
+}
+
+InputNote link_left_out(const std::string& name, const std::string& link_text,
+                        std::string_view why) {
+  return {{name, 1, 1}, "left out: a link to " + link_text + ", " + std::string(why)};
+}
+
+Result<Expanded> FileSystem::expand(const std::string& path) const {
+  if (path == "-") return Expanded{{path}, {}};
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec) return invalid_argument(path + ": " + ec.message());
-  if (!fs::is_directory(status)) return std::vector<std::string>{path};
-  std::vector<std::string> files;
+  if (!fs::is_directory(status)) return Expanded{{path}, {}};
+  const std::string boundary = fs::canonical(boundary_.empty() ? path : boundary_, ec).string();
+  if (ec) return invalid_argument(path + ": " + ec.message());
+  const std::string out_of =
+      "which leads out of " + (boundary_.empty() ? path : std::string("the repository"));
+  Expanded out;
+  std::vector<LinkTarget> links;
   fs::recursive_directory_iterator it(path, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && is_manifest_file(it->path()))
-      files.push_back(it->path().lexically_normal().string());
+    if (!is_manifest_file(it->path())) continue;
+    const std::string name = it->path().lexically_normal().string();
+    if (!it->is_symlink(type_ec)) {
+      if (it->is_regular_file(type_ec)) out.files.push_back(name);
+      continue;
+    }
+    const std::string text = fs::read_symlink(it->path(), type_ec).string();
+    const auto target = fs::canonical(it->path(), type_ec);
+    if (type_ec) {
+      out.notes.push_back(link_left_out(name, text, "which leads nowhere"));
+    } else if (!is_below(target.string(), boundary)) {
+      out.notes.push_back(link_left_out(name, text, out_of));
+    } else if (!fs::is_regular_file(target, type_ec)) {
+      out.notes.push_back(link_left_out(name, text, "not a file"));
+    } else {
+      links.push_back({name, target.string()});
+    }
   }
   if (ec) return invalid_argument(path + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  return files;
+  if (!links.empty()) {
+    // Files are compared with links by their real paths.
+    std::set<std::string> read;
+    for (const auto& file : out.files) read.insert(fs::canonical(file, ec).string());
+    const auto names = links_to_read(std::move(read), links);
+    out.files.insert(out.files.end(), names.begin(), names.end());
+  }
+  std::sort(out.files.begin(), out.files.end());
+  std::sort(out.notes.begin(), out.notes.end(),
+            [](const InputNote& a, const InputNote& b) { return a.where.file < b.where.file; });
+  return out;
 }
 
 Result<std::string> FileSystem::read(const std::string& file) const { return read_input(file); }
@@ -267,41 +336,47 @@ Result<Manifests> load_manifests(const std::vector<std::string>& paths) {
   return load_manifests(paths, FileSystem());
 }
 
-Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source) {
+Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source,
+                                 Unreadable unreadable) {
   Reader reader;
+  Manifests& read = reader.manifests;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const std::string& path = paths[i];
     auto files = source.expand(path);
     if (!files.ok()) return files.failure();
-    for (const auto& file : files.value()) {
-      auto text = source.read(file);
-      if (!text.ok()) return text.failure();
+    read.notes.insert(read.notes.end(), files.value().notes.begin(), files.value().notes.end());
+    for (const auto& file : files.value().files) {
       // A file named as an argument is placed by its argument's position, so that `--old a.yaml
       // --new b.yaml` (or a rendered `--new -`) compares the two as one file.
       const bool is_argument =
           file == "-" || fs::path(file).lexically_normal() == fs::path(path).lexically_normal();
       const std::string relative =
           is_argument ? "argument " + std::to_string(i + 1) : relative_below(file, path);
-      if (auto problem = reader.add_text(text.value(), source.display_name(file), relative))
-        return *problem;
+      const std::size_t jobsets_before = read.jobsets.size(), skipped_before = read.skipped.size();
+      auto text = source.read(file);
+      std::optional<Failure> problem;
+      if (!text.ok()) {
+        problem = text.failure();
+      } else {
+        problem = reader.add_text(text.value(), source.display_name(file), relative);
+      }
+      if (!problem && unreadable == Unreadable::kNote)
+        problem = duplicate_in(read.jobsets, jobsets_before, "it");
+      if (!problem) continue;
+      if (unreadable == Unreadable::kFail) return *problem;
+      read.jobsets.erase(read.jobsets.begin() + static_cast<std::ptrdiff_t>(jobsets_before),
+                         read.jobsets.end());
+      read.skipped.erase(read.skipped.begin() + static_cast<std::ptrdiff_t>(skipped_before),
+                         read.skipped.end());
+      read.notes.push_back(
+          {{source.display_name(file), 1, 1}, "left out, it cannot be read: " + problem->message});
     }
   }
   return std::move(reader.manifests);
 }
 
 std::optional<Failure> find_duplicate(const Manifests& manifests, std::string_view side) {
-  std::map<std::pair<std::string, std::string>, const JobSetManifest*> seen;
-  for (const auto& js : manifests.jobsets) {
-    if (js.name.empty()) continue;
-    const auto [it, inserted] = seen.emplace(std::pair{js.file, js.display_name()}, &js);
-    if (!inserted) {
-      return invalid_argument(js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
-                              js.display_name() + " twice in one file (first at " +
-                              it->second->where().to_string() +
-                              "); applying the file keeps only the last");
-    }
-  }
-  return std::nullopt;
+  return duplicate_in(manifests.jobsets, 0, side);
 }
 
 }  // namespace jobset_webhook::cli

@@ -6,8 +6,10 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "documents.h"
@@ -61,9 +63,22 @@ struct SkippedObject {
   std::string name;
 };
 
+// A file load_manifests left out, and why: "left out of the base: <file>:4:3: not valid YAML".
+struct InputNote {
+  Location where;
+  std::string text;
+};
+
 struct Manifests {
   std::vector<JobSetManifest> jobsets;
   std::vector<SkippedObject> skipped;
+  std::vector<InputNote> notes;
+};
+
+// The manifest files a path names, and the links among them that were left out, and why.
+struct Expanded {
+  std::vector<std::string> files;
+  std::vector<InputNote> notes;
 };
 
 // Where load_manifests finds files: the file system (FileSystem), or a commit of a git repository
@@ -72,8 +87,12 @@ class FileSource {
  public:
   virtual ~FileSource() = default;
   // The manifest files a path names: a file, itself; a directory, its *.yaml, *.yml and *.json
-  // files, recursively, in sorted order; "-", stdin. Failure names the path.
-  virtual Result<std::vector<std::string>> expand(const std::string& path) const = 0;
+  // files, recursively, in sorted order; "-", stdin. Symbolic links among them are read as git and
+  // the working tree see them: a link to a file inside the boundary (the repository) is read as
+  // that file, under the link's name, unless the file is found itself (then the link is left out:
+  // one file, read once); a link that leads out of the boundary, to a directory, or nowhere is
+  // left out with a note. Failure names the path.
+  virtual Result<Expanded> expand(const std::string& path) const = 0;
   // The content of one of those files.
   virtual Result<std::string> read(const std::string& file) const = 0;
   // The name reports give the file.
@@ -81,20 +100,51 @@ class FileSource {
 };
 
 // The working tree. Files found in a directory are named without "./" ("deploy/a.yaml" for
-// `deploy/` or `./deploy`); stdin is "<stdin>".
+// `deploy/` or `./deploy`); stdin is "<stdin>". The boundary of links is the directory `boundary`
+// names (for `check --base`, the repository's top level), or when it is empty each directory
+// argument itself (a copy of the repository for --old and --new).
 class FileSystem : public FileSource {
  public:
-  Result<std::vector<std::string>> expand(const std::string& path) const override;
+  explicit FileSystem(std::string boundary = "") : boundary_(std::move(boundary)) {}
+  Result<Expanded> expand(const std::string& path) const override;
   Result<std::string> read(const std::string& file) const override;
   std::string display_name(const std::string& file) const override;
+
+ private:
+  std::string boundary_;
 };
 
 // True for the names a directory contributes: *.yaml, *.yml and *.json.
 bool is_manifest_file_name(std::string_view name);
 
+// A symbolic link (its name as reports give it) and the file it leads to, named so that two names
+// of one file compare equal (a real path, or a path in a commit's tree).
+struct LinkTarget {
+  std::string name;
+  std::string target;
+};
+
+// The names of the links to read, in order: those whose target is in neither read (the files
+// found as themselves) nor an earlier link's, so that each file is read once.
+std::vector<std::string> links_to_read(std::set<std::string> read,
+                                       const std::vector<LinkTarget>& links);
+
+// A note that the link `name` (leading to link_text) is left out, and why: "which leads nowhere",
+// "which leads out of the repository", "not a file".
+InputNote link_left_out(const std::string& name, const std::string& link_text,
+                        std::string_view why);
+
+// True when path, lexically, is inside root (and not root itself).
+bool is_below(const std::string& path, const std::string& root);
+
 // The path of file below root, with no "." or ".." parts; its name when file is root itself.
 // relative_below("deploy/a/t.yaml", "./deploy/") is "a/t.yaml".
 std::string relative_below(const std::string& file, const std::string& root);
+
+// What load_manifests does with a file it cannot read or parse, or that holds one JobSet twice:
+// fail, or (for the base of `check --base`, which a change must be able to repair) leave the file
+// out with a note saying why.
+enum class Unreadable { kFail, kNote };
 
 // Every document of every path, in order: a file; a directory, recursively, its *.yaml, *.yml and
 // *.json files in sorted order; or "-" for stdin. Lists (`kind: List`, or any kind ending in List
@@ -104,7 +154,8 @@ std::string relative_below(const std::string& file, const std::string& root);
 // spec.replicatedJobs has the wrong type, or that has neither name nor generateName.
 Result<Manifests> load_manifests(const std::vector<std::string>& paths);
 // The same, reading through source.
-Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source);
+Result<Manifests> load_manifests(const std::vector<std::string>& paths, const FileSource& source,
+                                 Unreadable unreadable = Unreadable::kFail);
 
 // One text, read as load_manifests reads a file called `file`.
 Result<Manifests> parse_manifests(std::string_view text, const std::string& file);

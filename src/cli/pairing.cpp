@@ -2,34 +2,43 @@
 
 #include <map>
 #include <set>
+#include <utility>
 
 namespace jobset_webhook::cli {
 namespace {
 
 using Group = std::vector<const JobSetManifest*>;
+const Group kNone;
+// An identity ("namespace/name") and a file's place (JobSetManifest::relative).
+using Placed = std::pair<std::string, std::string>;
+
+// A note names this many places at most: every JobSet of a group gets the same note, so naming
+// them all would make the report grow as the square of the group.
+constexpr std::size_t kPlacesNamed = 3;
 
 std::string places(const Group& group) {
   std::string out;
-  for (const auto* js : group) out += (out.empty() ? "" : ", ") + js->where().to_string();
+  for (std::size_t i = 0; i < group.size() && i < kPlacesNamed; ++i)
+    out += (i == 0 ? "" : ", ") + group[i]->where().to_string();
+  if (group.size() > kPlacesNamed)
+    out += " and " + std::to_string(group.size() - kPlacesNamed) + " more";
   return out;
-}
-
-bool holds_at(const Group& group, const std::string& relative) {
-  for (const auto* js : group) {
-    if (js->relative == relative) return true;
-  }
-  return false;
 }
 
 }  // namespace
 
 std::vector<Pairing> pair_jobsets(const Manifests& old_side, const Manifests& new_side) {
-  std::map<std::string, Group> old_by_id, new_by_id;
+  // Indexed once, so that pairing stays O(n log n) when thousands of files hold one identity.
+  std::map<std::string, Group> old_by_id;
+  std::map<Placed, Group> old_by_place;
+  std::set<Placed> new_places;
   for (const auto& js : old_side.jobsets) {
-    if (!js.name.empty()) old_by_id[js.display_name()].push_back(&js);
+    if (js.name.empty()) continue;
+    old_by_id[js.display_name()].push_back(&js);
+    old_by_place[{js.display_name(), js.relative}].push_back(&js);
   }
   for (const auto& js : new_side.jobsets) {
-    if (!js.name.empty()) new_by_id[js.display_name()].push_back(&js);
+    if (!js.name.empty()) new_places.insert({js.display_name(), js.relative});
   }
 
   // By path first; what stays unplaced is decided per identity below.
@@ -41,10 +50,8 @@ std::vector<Pairing> pair_jobsets(const Manifests& old_side, const Manifests& ne
       by_new[&js] = pairing;
       continue;
     }
-    Group same;
-    for (const auto* old_js : old_by_id[js.display_name()]) {
-      if (old_js->relative == js.relative) same.push_back(old_js);
-    }
+    const auto at_place = old_by_place.find({js.display_name(), js.relative});
+    const Group& same = at_place == old_by_place.end() ? kNone : at_place->second;
     if (same.size() == 1) {
       pairing.old_js = same.front();
     } else if (same.size() > 1) {
@@ -61,7 +68,7 @@ std::vector<Pairing> pair_jobsets(const Manifests& old_side, const Manifests& ne
   for (const auto& [id, new_group] : unplaced) {
     Group gone;
     for (const auto* old_js : old_by_id[id]) {
-      if (!holds_at(new_by_id[id], old_js->relative)) gone.push_back(old_js);
+      if (new_places.count({id, old_js->relative}) == 0) gone.push_back(old_js);
     }
     if (gone.empty()) continue;
     for (const auto* js : new_group) {

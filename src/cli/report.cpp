@@ -67,6 +67,7 @@ std::string Report::summary() const {
          std::to_string(count(Change::kDelete)) + " deleted";
   }
   s += "; " + counted(skipped.size(), "other object", "other objects") + " skipped";
+  if (!notes.empty()) s += "; " + counted(notes.size(), "file", "files") + " left out";
   return s;
 }
 
@@ -85,6 +86,24 @@ std::string deletion_text(const JobSetResult& result) {
 
 std::string note_text(const JobSetResult& result) {
   return "JobSet " + result.display_name() + ": " + result.note;
+}
+
+RepeatedNotes::RepeatedNotes(const Report& report) {
+  for (const auto& js : report.jobsets) {
+    if (!js.note.empty()) ++seen_[note_text(js)].total;
+  }
+}
+
+std::optional<std::string> RepeatedNotes::line(const JobSetResult& js) {
+  if (js.note.empty()) return std::nullopt;
+  std::string text = note_text(js);
+  Seen& seen = seen_[text];
+  const std::size_t turn = seen.printed++;
+  if (turn < kRepeatsShown) return text;
+  if (turn > kRepeatsShown) return std::nullopt;
+  const std::size_t more = seen.total - kRepeatsShown;
+  return "JobSet " + js.display_name() + ": the same note for " + std::to_string(more) + " more " +
+         (more == 1 ? "JobSet" : "JobSets");
 }
 
 std::string valid_utf8(std::string_view text) {

@@ -62,16 +62,19 @@ struct Report {
   std::string command;  // "check" or "validate"
   std::vector<JobSetResult> jobsets;
   std::vector<SkippedObject> skipped;
+  std::vector<InputNote> notes;  // files left out of the input, and why
 
   std::size_t count(Change change) const;
   std::size_t denied() const;
   // "check: 3 JobSets: 1 denied, 2 allowed (1 updated, 1 created); 1 deleted; 2 other objects
-  // skipped" (validate leaves out the parenthesis and the deletions).
+  // skipped" (validate leaves out the parenthesis and the deletions), then "; 1 file left out"
+  // when there are notes.
   std::string summary() const;
 };
 
 // The report in one format, ending in a newline:
-// - text: `file:line:col: <field>: <error>` per finding (immutability findings end in
+// - text: `file:line:col: note: <note>` per file left out, then `file:line:col: <field>: <error>`
+//   per finding (immutability findings end in
 //   `(old value: ...)`), `file:line:col: warning: ...`, `file:line:col: note: ...` for a pairing
 //   note and for deletions, then the summary line;
 // - json: the documented schema (docs/ci-gating.md), schema "jobset-webhook/report/v1";

@@ -45,6 +45,8 @@ std::string command(std::string_view name, const Location& where, std::string_vi
 
 std::string render_github(const Report& report) {
   std::string out;
+  for (const auto& note : report.notes) out += command("notice", note.where, "Left out", note.text);
+  RepeatedNotes notes(report);
   for (const auto& js : report.jobsets) {
     if (js.change == Change::kDelete) {
       out += command("notice", js.where, "JobSet " + js.display_name(), deletion_text(js));
@@ -52,7 +54,7 @@ std::string render_github(const Report& report) {
     }
     const std::string title =
         "JobSet " + js.display_name() + " (" + std::string(change_name(js.change)) + ")";
-    if (!js.note.empty()) out += command("notice", js.where, title, note_text(js));
+    if (const auto note = notes.line(js)) out += command("notice", js.where, title, *note);
     for (const auto& finding : js.findings)
       out += command("error", finding.where, title, finding_text(finding));
     for (std::size_t i = 0; i < js.warnings.size(); ++i)

@@ -2,6 +2,8 @@
 
 // Shared by the report formats: one printed form per finding, and text cleaning.
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,26 @@ std::string deletion_text(const JobSetResult& result);
 
 // "JobSet default/train: <note>" for a pairing note.
 std::string note_text(const JobSetResult& result);
+
+// The text and github formats print a pairing note that several JobSets share (all those of one
+// identity that moved together get the same one) for the first kRepeatsShown of them, then once
+// "JobSet default/train: the same note for 3997 more JobSets", then nothing, so that their output
+// stays linear in the input.
+inline constexpr std::size_t kRepeatsShown = 3;
+
+class RepeatedNotes {
+ public:
+  explicit RepeatedNotes(const Report& report);
+  // What to print for js's note, in report order; nullopt for none.
+  std::optional<std::string> line(const JobSetResult& js);
+
+ private:
+  struct Seen {
+    std::size_t total = 0;
+    std::size_t printed = 0;
+  };
+  std::map<std::string, Seen, std::less<>> seen_;
+};
 
 // Valid UTF-8: each byte of an invalid sequence becomes U+FFFD.
 std::string valid_utf8(std::string_view text);

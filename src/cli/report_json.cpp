@@ -66,6 +66,13 @@ std::string render_json(const Report& report) {
   };
   out["jobsets"] = Json::array();
   for (const auto& js : report.jobsets) out["jobsets"].push_back(jobset_json(js));
+  out["notes"] = Json::array();
+  for (const auto& note : report.notes) {
+    Json item = Json::object();
+    put_location(item, note.where);
+    item["text"] = note.text;
+    out["notes"].push_back(std::move(item));
+  }
   out["skipped"] = Json::array();
   for (const auto& s : report.skipped) {
     Json item = Json::object();

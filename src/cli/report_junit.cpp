@@ -75,7 +75,11 @@ std::string render_junit(const Report& report) {
   out += "<testsuites name=\"" + name + "\" " + counts + ">\n";
   out += "  <testsuite name=\"" + name + "\" " + counts + ">\n";
   for (const auto& js : report.jobsets) out += testcase(js);
-  out += "    <system-out>" + xml(report.summary(), XmlPlace::kText) + "</system-out>\n";
+  std::string system_out;
+  for (const auto& note : report.notes)
+    system_out += note.where.to_string() + ": note: " + note.text + "\n";
+  system_out += report.summary();
+  out += "    <system-out>" + xml(system_out, XmlPlace::kText) + "</system-out>\n";
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::string_view kWarningRule = "AdmissionWarning";
 constexpr std::string_view kPairingRule = "JobSetPairing";
+constexpr std::string_view kLeftOutRule = "FileLeftOut";
 
 // A relative URI reference for a file name: unreserved characters and '/' kept, the rest
 // percent-encoded.
@@ -68,6 +69,10 @@ Json result_json(std::string_view rule, std::size_t rule_index, std::string_view
 std::string render_sarif(const Report& report) {
   Rules rules;
   Json results = Json::array();
+  for (const auto& note : report.notes) {
+    const auto rule = rules.index(kLeftOutRule, "A file left out of the input, and why");
+    results.push_back(result_json(kLeftOutRule, rule, "note", note.text, note.where));
+  }
   for (const auto& js : report.jobsets) {
     for (const auto& finding : js.findings) {
       const auto id = field::cause_reason(finding.error.type);

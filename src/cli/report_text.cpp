@@ -7,12 +7,15 @@ namespace jobset_webhook::cli {
 
 std::string render_text(const Report& report) {
   std::string out;
+  for (const auto& note : report.notes)
+    out += note.where.to_string() + ": note: " + note.text + "\n";
+  RepeatedNotes notes(report);
   for (const auto& js : report.jobsets) {
     if (js.change == Change::kDelete) {
       out += js.where.to_string() + ": note: " + deletion_text(js) + "\n";
       continue;
     }
-    if (!js.note.empty()) out += js.where.to_string() + ": note: " + note_text(js) + "\n";
+    if (const auto note = notes.line(js)) out += js.where.to_string() + ": note: " + *note + "\n";
     for (const auto& finding : js.findings)
       out += finding.where.to_string() + ": " + finding_text(finding) + "\n";
     for (std::size_t i = 0; i < js.warnings.size(); ++i)

@@ -7,7 +7,6 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -29,6 +28,12 @@ constexpr std::size_t kMaxYamlDepth = 512;
 // let a few hundred bytes expand to billions ("billion laughs"). What a text may expand to is
 // its size plus this much, enough for the odd shared block of a real manifest.
 constexpr std::size_t kAliasAllowance = 10000;
+
+// The tag of `!!merge <<`; a plain `<<` is a merge key too (go-yaml v2's isMerge, decode.go).
+constexpr std::string_view kMergeTag = "tag:yaml.org,2002:merge";
+// go-yaml v2's message for a merge of anything but a mapping or a list of them (failWantMap).
+constexpr std::string_view kMergeWantsMaps =
+    "map merge requires map or sequence of maps as the value";
 
 std::string position(std::string_view source, const YAML::Mark& mark) {
   return std::string(source) + ":" + std::to_string(mark.line + 1) + ":" +
@@ -103,13 +108,25 @@ class JsonBuilder : public YAML::EventHandler {
   void OnMapEnd() override { close(); }
 
  private:
+  struct KeyEntry {
+    std::string typed;  // empty for a key set by a merge, whose go-yaml type is not kept
+    std::size_t index;
+  };
   struct Frame {
     Json value;
     YAML::anchor_t anchor;
     std::size_t values_before;  // the count when the collection opened, to size an anchor
     std::optional<std::string> key;
-    // Json's ordered map finds keys by a linear search: the set keeps a wide map linear.
-    std::unordered_set<std::string> keys;
+    // The JSON member each key so far became: the key as go-yaml types it ("5:\"a\"" for the
+    // string a), which tells a repeated key from two keys that only convert to one member, and
+    // the member's index. Json's ordered map finds keys by a linear search: this keeps a wide map,
+    // and a map whose keys repeat, linear.
+    std::unordered_map<std::string, KeyEntry> keys;
+    // The pending key repeats the member at this index, whose value it replaces.
+    std::optional<std::size_t> replaces;
+    // The pending key is a merge key (<<), written at merge_mark.
+    bool merging = false;
+    YAML::Mark merge_mark;
     // With marks: the collection's JSON pointer, and where the pending key is written.
     std::string pointer;
     Mark key_mark;
@@ -143,20 +160,74 @@ class JsonBuilder : public YAML::EventHandler {
   }
 
   void take_key(const YAML::Mark& mark, const std::string& tag, const std::string& text) {
-    // yaml-cpp has no YAML 1.1 merge keys, which Kubernetes' reader expands: reading one as a
-    // field named "<<" would silently change the manifest.
-    if (text == "<<" && tag != "!")
-      return fail(mark, "merge keys (<<) are not supported; write the fields out");
+    Frame& map = stack_.back();
+    // yaml-cpp has no YAML 1.1 merge keys; go-yaml v2 merges a plain or !!merge-tagged `<<`
+    // (isMerge), a quoted one is a key like any other.
+    if (text == "<<" && (tag == "?" || tag == kMergeTag)) {
+      map.key = std::string();
+      map.merging = true;
+      map.merge_mark = mark;
+      map.key_mark = mark_of(mark);
+      return;
+    }
     // A key becomes a JSON key as kubectl makes it one: `1.0: x` is the member "1".
     auto resolved = resolve_scalar(tag, text);
     if (!resolved.ok()) return fail(mark, resolved.failure().message);
     auto converted = json_key(resolved.value());
     if (!converted.ok()) return fail(mark, converted.failure().message);
     std::string key = std::move(converted).value();
-    Frame& map = stack_.back();
-    if (!map.keys.insert(key).second) return fail(mark, "duplicate key " + field::go_quote(key));
+    const std::string typed = std::to_string(static_cast<int>(resolved.value().tag)) + ":" +
+                              resolved.value().value.dump();
+    const auto [seen, first] = map.keys.try_emplace(key, KeyEntry{typed, map.value.size()});
+    if (!first) {
+      // go-yaml v2's Unmarshal (not UnmarshalStrict) sets a repeated key again: the last value
+      // wins (decoder.setMapIndex). Two different keys that convert to one JSON member (`1` and
+      // "1") are two Go map entries, and convertToJSONableObject (sigs.k8s.io/yaml) keeps
+      // whichever its map iteration meets last: kubectl's result is random, so it is refused.
+      if (!seen->second.typed.empty() && seen->second.typed != typed) {
+        return fail(mark, "two keys of this mapping become the JSON member " +
+                              field::go_quote(key) +
+                              "; kubectl keeps one of them at random: write one key");
+      }
+      seen->second.typed = typed;
+      map.replaces = seen->second.index;
+    }
     map.key = std::move(key);
     map.key_mark = mark_of(mark);
+  }
+
+  // go-yaml v2's merge (decoder.merge): the members of a mapping, or of each mapping of a list,
+  // set into the mapping that holds the `<<` as if written there: over the keys before it, under
+  // those after it; of a list, the earlier mappings win. Nothing is merged deeper than that.
+  void merge(Frame& map, const Json& value) {
+    std::vector<const Json*> sources;
+    if (value.is_object()) {
+      sources.push_back(&value);
+    } else if (!value.is_array()) {
+      return fail(map.merge_mark, std::string(kMergeWantsMaps));
+    }
+    for (std::size_t i = value.is_array() ? value.size() : 0; i > 0; --i) {
+      if (!value[i - 1].is_object()) return fail(map.merge_mark, std::string(kMergeWantsMaps));
+      sources.push_back(&value[i - 1]);
+    }
+    for (const Json* source : sources) {
+      for (const auto& [key, member] : source->items()) {
+        // A merged key's go-yaml type is not kept: a later key of any type replaces it.
+        auto& members = map.value.get_ref<Json::object_t&>();
+        const auto [seen, first] = map.keys.try_emplace(key, KeyEntry{"", members.size()});
+        if (first) {
+          members.emplace_back(key, member);
+        } else {
+          seen->second.typed.clear();
+          (members.begin() + static_cast<std::ptrdiff_t>(seen->second.index))->second = member;
+        }
+        if (keep_marks_) {
+          std::string pointer = map.pointer;
+          patch::append_pointer_token(pointer, key);
+          document_.marks.insert_or_assign(pointer, map.key_mark);
+        }
+      }
+    }
   }
 
   // Records where the value that begins now is written: a mapping member at its key, a list
@@ -168,13 +239,16 @@ class JsonBuilder : public YAML::EventHandler {
       return {};
     }
     const Frame& parent = stack_.back();
+    // What a merge key's value holds is marked where it is merged (merge): "#" is no pointer.
+    if (parent.merging || parent.pointer.starts_with('#')) return "#";
     std::string pointer = parent.pointer;
     if (parent.value.is_array()) {
       patch::append_pointer_token(pointer, std::to_string(parent.value.size()));
       document_.marks.emplace(pointer, mark_of(mark));
     } else {
+      // A repeated key is marked where it is written last, as its value is the last one.
       patch::append_pointer_token(pointer, *parent.key);
-      document_.marks.emplace(pointer, parent.key_mark);
+      document_.marks.insert_or_assign(pointer, parent.key_mark);
     }
     return pointer;
   }
@@ -185,8 +259,12 @@ class JsonBuilder : public YAML::EventHandler {
       return fail(mark, "document nested deeper than " + std::to_string(kMaxYamlDepth) + " levels");
     }
     std::string pointer = mark_value(mark);
-    stack_.push_back(
-        {std::move(empty), anchor, values_ - 1, std::nullopt, {}, std::move(pointer), {}});
+    Frame frame;
+    frame.value = std::move(empty);
+    frame.anchor = anchor;
+    frame.values_before = values_ - 1;
+    frame.pointer = std::move(pointer);
+    stack_.push_back(std::move(frame));
   }
 
   void close() {
@@ -209,8 +287,19 @@ class JsonBuilder : public YAML::EventHandler {
       top.value.push_back(std::move(value));
       return;
     }
-    top.value.get_ref<Json::object_t&>().emplace_back(std::move(*top.key), std::move(value));
+    if (top.merging) {
+      top.merging = false;
+      top.key.reset();
+      return merge(top, value);
+    }
+    auto& members = top.value.get_ref<Json::object_t&>();
+    if (top.replaces) {
+      (members.begin() + static_cast<std::ptrdiff_t>(*top.replaces))->second = std::move(value);
+    } else {
+      members.emplace_back(std::move(*top.key), std::move(value));
+    }
     top.key.reset();
+    top.replaces.reset();
   }
 
   std::string_view source_;

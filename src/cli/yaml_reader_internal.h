@@ -1,9 +1,11 @@
 #pragma once
 
 // The YAML reader that every YAML input goes through: it builds Json from yaml-cpp's parser events
-// and refuses what Kubernetes' reader refuses or would read differently (invalid UTF-8, duplicate
-// and merge keys, aliases past a budget, deep nesting), and the inputs on which yaml-cpp's
-// YAML::LoadAll never returns. Failure names the source, line and column. Never throws.
+// as kubectl's reader (sigs.k8s.io/yaml over go-yaml v2) builds them: merge keys (<<) merged and a
+// repeated key's last value kept, as go-yaml v2's Unmarshal does. It refuses what that reader
+// refuses or would read at random (invalid UTF-8, a merge of anything but mappings, two keys that
+// become one JSON member), aliases past a budget, deep nesting, and the inputs on which
+// yaml-cpp's YAML::LoadAll never returns. Failure names the source, line and column. Never throws.
 
 #include <string>
 #include <string_view>

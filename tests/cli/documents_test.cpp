@@ -114,10 +114,15 @@ TEST_CASE("A missing file is a failure that names it", "[cli][documents]") {
   CHECK(r.failure().message == "/nonexistent/file.yaml: No such file or directory");
 }
 
-TEST_CASE("A key repeated in a mapping is a failure with its line and column", "[cli][documents]") {
-  const auto docs = cli::parse_yaml_documents("spec:\n  image: a\n  image: b\n", "dup.yaml");
-  REQUIRE_FALSE(docs.ok());
-  CHECK(docs.failure().message == R"(dup.yaml:3:3: duplicate key "image")");
+// go-yaml v2's Unmarshal, which kubectl reads manifests with (sigs.k8s.io/yaml's YAMLToJSON),
+// sets a repeated key again (decode.go, decoder.setMapIndex); only UnmarshalStrict refuses it.
+TEST_CASE("A key repeated in a mapping keeps its last value, marked where it is written last",
+          "[cli][documents]") {
+  const auto docs =
+      cli::parse_located_documents("spec:\n  image: a\n  other: 1\n  image: b\n", "dup.yaml");
+  REQUIRE(docs.ok());
+  CHECK(docs.value()[0].value == Json::parse(R"({"spec": {"image": "b", "other": 1}})"));
+  CHECK(docs.value()[0].marks.at("/spec/image") == cli::Mark{4, 3});
 }
 
 TEST_CASE("Located documents mark members at their keys and elements at their start",
@@ -208,24 +213,32 @@ TEST_CASE("Aliases that expand a document past its budget are refused", "[cli][d
   CHECK(modest.value()[0]["use"] == Json{{"image", "x"}});
 }
 
-TEST_CASE("Duplicate mapping keys are refused, as kubectl refuses them", "[cli][documents]") {
+TEST_CASE("Repeated keys keep the last value, in YAML and in JSON", "[cli][documents]") {
   const auto docs = cli::parse_yaml_documents("a: 1\nb: 2\na: 3\n", "dup.yaml");
-  REQUIRE_FALSE(docs.ok());
-  CHECK(docs.failure().message == "dup.yaml:3:1: duplicate key \"a\"");
+  REQUIRE(docs.ok());
+  CHECK(docs.value()[0] == Json::parse(R"({"a": 3, "b": 2})"));
   const auto nested = cli::parse_yaml_documents(R"({"x": {"k": 1, "k": 2}})", "dup.json");
-  REQUIRE_FALSE(nested.ok());
-  CHECK(nested.failure().message == "dup.json:1:16: duplicate key \"k\"");
+  REQUIRE(nested.ok());
+  CHECK(nested.value()[0] == Json::parse(R"({"x": {"k": 2}})"));
 }
 
-TEST_CASE("Merge keys are refused rather than read as a field named <<", "[cli][documents]") {
-  const auto docs =
-      cli::parse_yaml_documents("base: &b {a: 1}\nderived:\n  <<: *b\n  c: 2\n", "merge.yaml");
-  REQUIRE_FALSE(docs.ok());
-  CHECK(docs.failure().message ==
-        "merge.yaml:3:3: merge keys (<<) are not supported; write the fields out");
+// go-yaml v2 (decode.go, decoder.merge and isMerge); tests/cli/yaml_pin_test.cpp pins each case
+// to sigs.k8s.io/yaml itself.
+TEST_CASE("Merge keys are merged as kubectl merges them; their members are marked at the <<",
+          "[cli][documents]") {
+  const auto docs = cli::parse_located_documents(
+      "base: &b {a: 1, c: 0}\nderived:\n  <<: *b\n  c: 2\n", "merge.yaml");
+  REQUIRE(docs.ok());
+  CHECK(docs.value()[0].value["derived"] == Json::parse(R"({"a": 1, "c": 2})"));
+  CHECK(docs.value()[0].marks.at("/derived/a") == cli::Mark{3, 3});
+  CHECK(docs.value()[0].marks.at("/derived/c") == cli::Mark{4, 3});
   const auto quoted = cli::parse_yaml_documents("'<<': 1\n", "quoted.yaml");
   REQUIRE(quoted.ok());
   CHECK(quoted.value()[0]["<<"] == 1);
+  const auto scalar = cli::parse_yaml_documents("a:\n  <<: 1\n", "scalar.yaml");
+  REQUIRE_FALSE(scalar.ok());
+  CHECK(scalar.failure().message ==
+        "scalar.yaml:2:3: map merge requires map or sequence of maps as the value");
 }
 
 TEST_CASE("A map with 100,000 keys loads", "[cli][documents]") {

@@ -194,6 +194,45 @@ TEST_CASE("JobSets pair by path, then by a unique move; the rest are created or 
   }
 }
 
+TEST_CASE("Many files of one JobSet that all move: each note names a few, the repeats are counted",
+          "[cli][gating]") {
+  ScratchDir dir;
+  for (int i = 0; i < 10; ++i) {
+    dir.write("old/a/t" + std::to_string(i) + ".yaml", jobset_yaml("train", "trainer:1"));
+    dir.write("new/b/t" + std::to_string(i) + ".yaml", jobset_yaml("train", "trainer:1"));
+  }
+  const std::string note =
+      ": note: JobSet default/train: treated as created: --old holds JobSet default/train in 10 "
+      "other files and none at this path (old/a/t0.yaml:1:1, old/a/t1.yaml:1:1, "
+      "old/a/t2.yaml:1:1 and 7 more)\n";
+  std::string want = "new/b/t0.yaml:1:1" + note + "new/b/t1.yaml:1:1" + note + "new/b/t2.yaml:1:1" +
+                     note +
+                     "new/b/t3.yaml:1:1: note: JobSet default/train: the same note for 7 more "
+                     "JobSets\n";
+  for (int i = 0; i < 10; ++i) {
+    want += "old/a/t" + std::to_string(i) +
+            ".yaml:1:1: note: JobSet default/train deleted (only in --old)\n";
+  }
+  want +=
+      "check: 10 JobSets: 0 denied, 10 allowed (0 updated, 10 created); 10 deleted; 0 other "
+      "objects skipped\n";
+  const auto text = run_in(dir.path(), "check --old old --new new");
+  CHECK(text.exit_code == 0);
+  CHECK(text.out == want);
+  // Every JobSet keeps its own bounded note in the data formats.
+  const auto json = run_in(dir.path(), "check --old old --new new --format json");
+  const Json report = Json::parse(json.out);
+  REQUIRE(report["jobsets"].size() == 20);
+  CHECK(report["jobsets"][9]["note"] ==
+        "treated as created: --old holds JobSet default/train in 10 other files and none at this "
+        "path (old/a/t0.yaml:1:1, old/a/t1.yaml:1:1, old/a/t2.yaml:1:1 and 7 more)");
+  const auto github = run_in(dir.path(), "check --old old --new new --format github");
+  CHECK(std::count(github.out.begin(), github.out.end(), '\n') == 3 + 1 + 10 + 1);
+  CHECK(github.out.find("::notice file=new/b/t3.yaml,line=1,col=1,title=JobSet default/train "
+                        "(CREATE)::JobSet default/train: the same note for 7 more JobSets\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("check on two copies of a repository: equal passes, one edit fails at its line",
           "[cli][gating]") {
   ScratchDir dir;
@@ -391,6 +430,135 @@ TEST_CASE("check --base reads the paths at a git revision and compares the worki
     CHECK(no_git.err ==
           "jobset-webhook check: --base needs git, which could not be started: No such file or "
           "directory\n");
+  }
+}
+
+TEST_CASE("check --base: a file the base cannot read is a note, so that a change can repair it",
+          "[cli][gating]") {
+  if (!have("git")) {
+    WARN("git not installed: skipped");
+    return;
+  }
+  ScratchDir dir;
+  const std::string repo = dir.path() + "/repo";
+  dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 2));
+  dir.write("repo/deploy/bad.yaml", "apiVersion: v1\nmetadata:\n  name: x\n");
+  dir.write("repo/deploy/twice.yaml",
+            jobset_yaml("eval", "eval:1") + "---\n" + jobset_yaml("eval", "eval:2"));
+  git_init(repo);
+  const std::string bad_note =
+      "HEAD:deploy/bad.yaml:1:1: note: left out, it cannot be read: HEAD:deploy/bad.yaml:1:1: not "
+      "a Kubernetes object: kind is missing or not a string\n";
+  const std::string twice_note =
+      "HEAD:deploy/twice.yaml:1:1: note: left out, it cannot be read: HEAD:deploy/twice.yaml:16:1: "
+      "it holds JobSet default/eval twice in one file (first at HEAD:deploy/twice.yaml:1:1); "
+      "applying the file keeps only the last\n";
+
+  SECTION("the change deletes the bad files: allowed, each named with its reason") {
+    fs::remove(repo + "/deploy/bad.yaml");
+    fs::remove(repo + "/deploy/twice.yaml");
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == bad_note + twice_note +
+                       "check: 1 JobSet: 0 denied, 1 allowed (1 updated, 0 created); 0 deleted; 0 "
+                       "other objects skipped; 2 files left out\n");
+    const Json json = Json::parse(run_in(repo, "check --base HEAD deploy --format json").out);
+    REQUIRE(json["notes"].size() == 2);
+    CHECK(json["notes"][0]["file"] == "HEAD:deploy/bad.yaml");
+    CHECK(json["notes"][0]["line"] == 1);
+  }
+  SECTION("the change repairs them: their JobSets are created, the rest compared as always") {
+    dir.write("repo/deploy/bad.yaml", jobset_yaml("fixed", "bash:5"));
+    dir.write("repo/deploy/twice.yaml", jobset_yaml("eval", "eval:2"));
+    dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:2", 2));
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.rfind(bad_note + twice_note + "deploy/train.yaml:", 0) == 0);
+    CHECK(r.out.find("(1 updated, 2 created); 0 deleted; 0 other objects skipped; 2 files left "
+                     "out\n") != std::string::npos);
+  }
+  SECTION("still bad in the working tree: unusable input, as without --base") {
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err ==
+          "jobset-webhook check: deploy/bad.yaml:1:1: not a Kubernetes object: kind is missing or "
+          "not a string\n");
+  }
+  SECTION("--old and --new stay strict: both sides are the user's files") {
+    fs::remove(repo + "/deploy/twice.yaml");
+    copy_tree(repo + "/deploy", dir.path() + "/old");
+    fs::remove(dir.path() + "/old/bad.yaml");
+    const auto r = run_in(dir.path(), "check --old repo/deploy --new old");
+    CHECK(r.exit_code == 2);
+  }
+}
+
+TEST_CASE("A link is read as its target, once; one out of the repository or nowhere is a note",
+          "[cli][gating]") {
+  if (!have("git")) {
+    WARN("git not installed: skipped");
+    return;
+  }
+  ScratchDir dir;
+  const std::string repo = dir.path() + "/repo";
+  dir.write("outside.yaml", jobset_yaml("outside", "bash:5"));
+  dir.write("repo/deploy/train.yaml", jobset_yaml("train", "trainer:1", 2));
+  dir.write("repo/shared/eval.yaml", jobset_yaml("eval", "eval:1"));
+  dir.write("repo/shared/eval-2.yaml", jobset_yaml("eval", "eval:2"));
+  fs::create_symlink("train.yaml", repo + "/deploy/link.yaml");
+  fs::create_symlink("../shared/eval.yaml", repo + "/deploy/eval.yaml");
+  fs::create_symlink("../../outside.yaml", repo + "/deploy/out.yaml");
+  fs::create_symlink("missing.yaml", repo + "/deploy/dangling.yaml");
+  git_init(repo);
+  const std::string notes =
+      "HEAD:deploy/dangling.yaml:1:1: note: left out: a link to missing.yaml, which leads "
+      "nowhere\n"
+      "HEAD:deploy/out.yaml:1:1: note: left out: a link to ../../outside.yaml, which leads out of "
+      "the repository\n"
+      "deploy/dangling.yaml:1:1: note: left out: a link to missing.yaml, which leads nowhere\n"
+      "deploy/out.yaml:1:1: note: left out: a link to ../../outside.yaml, which leads out of the "
+      "repository\n";
+
+  SECTION("nothing changed: each file once, on both sides") {
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == notes +
+                       "check: 2 JobSets: 0 denied, 2 allowed (2 updated, 0 created); 0 deleted; 0 "
+                       "other objects skipped; 4 files left out\n");
+  }
+  SECTION("the link now leads elsewhere: the base reads what it led to in that commit") {
+    fs::remove(repo + "/deploy/eval.yaml");
+    fs::create_symlink("../shared/eval-2.yaml", repo + "/deploy/eval.yaml");
+    const auto r = run_in(repo, "check --base HEAD deploy");
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find(
+              "deploy/eval.yaml:" + position_of(slurp(repo + "/shared/eval-2.yaml"), "image:") +
+              ": spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: "
+              "Invalid value: \"eval:2\": field is immutable (old value: \"eval:1\")\n") !=
+          std::string::npos);
+  }
+  SECTION("from a subdirectory, a link may lead anywhere in the repository") {
+    const auto r = run_in(repo + "/deploy", "check --base HEAD eval.yaml link.yaml");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out ==
+          "check: 2 JobSets: 0 denied, 2 allowed (2 updated, 0 created); 0 deleted; 0 "
+          "other objects skipped\n");
+  }
+  SECTION("--old and --new: the boundary is each directory given") {
+    const auto r = run_in(repo, "validate deploy");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out ==
+          "deploy/dangling.yaml:1:1: note: left out: a link to missing.yaml, which leads "
+          "nowhere\n"
+          "deploy/eval.yaml:1:1: note: left out: a link to ../shared/eval.yaml, which leads out "
+          "of deploy\n"
+          "deploy/out.yaml:1:1: note: left out: a link to ../../outside.yaml, which leads out of "
+          "deploy\n"
+          "validate: 1 JobSet: 0 denied, 1 allowed; 0 other objects skipped; 3 files left out\n");
   }
 }
 

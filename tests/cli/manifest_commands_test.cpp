@@ -298,8 +298,9 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][man
        "check --old " + good + " --new " + dir.write("bad.yaml", "kind: JobSet\nspec:\n  a: [1,\n"),
        "",
        "jobset-webhook check: " + dir.path() + "/bad.yaml:4:1: end of sequence flow not found\n"},
-      {"a repeated key", "validate -", "apiVersion: v1\nkind: ConfigMap\nkind: Secret\n",
-       "jobset-webhook validate: <stdin>:3:1: duplicate key \"kind\"\n"},
+      {"a merge of a scalar", "validate -", "apiVersion: v1\nkind: ConfigMap\n<<: 1\n",
+       "jobset-webhook validate: <stdin>:3:1: map merge requires map or sequence of maps as the "
+       "value\n"},
       {"duplicate JobSet names", "check --old " + good + " --new -",
        parallel + "\n---\n" + parallel,
        "jobset-webhook check: <stdin>:39:1: --new holds JobSet default/training twice in one "

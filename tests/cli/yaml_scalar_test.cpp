@@ -182,11 +182,20 @@ TEST_CASE("Map keys become JSON keys as sigs.k8s.io/yaml's convertToJSONableObje
   }
 }
 
-TEST_CASE("Two keys that convert to the same JSON key are a duplicate at the second",
-          "[cli][yaml_scalar]") {
-  const auto docs = cli::parse_yaml_documents("a:\n  1: x\n  0x1: y\n", "k.yaml");
+// `1` and `0x1` are one go-yaml key (the int 1): the last wins. `1` and "1" are two Go map keys
+// that convertToJSONableObject (sigs.k8s.io/yaml, yaml.go) writes to one JSON member in map
+// iteration order, which Go randomizes: kubectl keeps either, so check refuses.
+TEST_CASE(
+    "Keys that are one go-yaml key keep the last; two that become one JSON member are refused",
+    "[cli][yaml_scalar]") {
+  const auto same = cli::parse_yaml_documents("a:\n  1: p\n  0x1: q\n", "k.yaml");
+  REQUIRE(same.ok());
+  CHECK(same.value()[0] == Json::parse(R"({"a": {"1": "q"}})"));
+  const auto docs = cli::parse_yaml_documents("a:\n  1: x\n  \"1\": y\n", "k.yaml");
   REQUIRE_FALSE(docs.ok());
-  CHECK(docs.failure().message == "k.yaml:3:3: duplicate key \"1\"");
+  CHECK(docs.failure().message ==
+        "k.yaml:3:3: two keys of this mapping become the JSON member \"1\"; kubectl keeps one of "
+        "them at random: write one key");
 }
 
 TEST_CASE(
