@@ -12,6 +12,7 @@ package harness
 // alone and a deleted one goes at once.
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,6 +23,10 @@ import (
 // A new Job of a replicatedJob with Jobs after it gets a job-global-index a Job already has;
 // the Jobs that exist keep global-replicas; check warns as the server does.
 func TestScaleHazardGlobalIndex(t *testing.T) { run(t, hazardGlobalIndex) }
+
+// A scale of the last replicatedJob: the Jobs that exist and their pods keep the old
+// replicatedjob-replicas, global-replicas and group-replicas; the warning names them.
+func TestScaleHazardStaleReplicaLabels(t *testing.T) { run(t, hazardStaleReplicaLabels) }
 
 // successPolicy All: a shrink to what already succeeded completes the JobSet; upstream then
 // deletes its active Jobs, and a scale of the finished JobSet is refused.
@@ -202,6 +207,8 @@ func (t *T) jobLabels(ns, job string) map[string]string {
 const (
 	globalIndexLabel    = "jobset.sigs.k8s.io/job-global-index"
 	globalReplicasLabel = "jobset.sigs.k8s.io/global-replicas"
+	groupReplicasLabel  = "jobset.sigs.k8s.io/group-replicas"
+	rjobReplicasLabel   = "jobset.sigs.k8s.io/replicatedjob-replicas"
 )
 
 // hazardGlobalIndex: upstream's labelAndAnnotateObject (sigs.k8s.io/jobset v0.12.0,
@@ -220,8 +227,7 @@ func hazardGlobalIndex(t *T) {
 	}
 	want := `replicatedJob "a" scaled up from 1 to 2: upstream's JobSet controller labels a Job once, ` +
 		`when it creates it, with an index counted from the replicas before it: Job gi-a-1 gets ` +
-		`jobset.sigs.k8s.io/job-global-index 1, which Job gi-b-0 already has; the Jobs that exist keep ` +
-		`jobset.sigs.k8s.io/global-replicas 2 (now 3) until the JobSet restarts`
+		`jobset.sigs.k8s.io/job-global-index 1, which Job gi-b-0 already has and keeps until the JobSet restarts`
 	hasWarning(t, r.Err, want)
 	t.WaitJobs(ns, "gi", []string{"gi-a-0", "gi-a-1", "gi-b-0"}, 60*time.Second)
 
@@ -260,6 +266,68 @@ func hazardGlobalIndex(t *T) {
 		t.Errorf("warnings differ\nserver (kubectl):\n  %s\ncheck:\n  %s",
 			strings.Join(server, "\n  "), strings.Join(offline, "\n  "))
 	}
+}
+
+// podLabels are the labels of the one Pod of Job job.
+func (t *T) podLabels(ns, job string) map[string]string {
+	t.Helper()
+	labels := map[string]string{}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		var list map[string]any
+		out := t.Kubectl("get", "pods", "-n", ns, "-l", "batch.kubernetes.io/job-name="+job, "-o", "json")
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatalf("%v", err)
+		}
+		if items, _ := at(list, "items").([]any); len(items) == 1 {
+			m, _ := at(items[0], "metadata", "labels").(map[string]any)
+			for k, v := range m {
+				labels[k], _ = v.(string)
+			}
+			return labels
+		}
+	}
+	t.Fatalf("Job %s has not exactly one Pod after 30s", job)
+	return nil
+}
+
+// hazardStaleReplicaLabels: upstream's labelAndAnnotateObject (sigs.k8s.io/jobset v0.12.0,
+// pkg/controllers/jobset_controller.go) writes replicatedjob-replicas (rjob.Replicas),
+// global-replicas (globalReplicas) and group-replicas (groupReplicas) into the labels and
+// annotations of a Job and of its pod template, called by constructJob when the Job is created
+// only; nothing rewrites them. Scaling b, the last replicatedJob, from 2 to 3 shifts no index, yet
+// sl-b-0, sl-b-1, sl-a-0 and their Pods keep the old counts, which a workload reading its world
+// size through the downward API would read; the new sl-b-2 carries the new ones.
+func hazardStaleReplicaLabels(t *T) {
+	ns := t.Namespace("hazard")
+	yaml := jobSet("sl").suspend(false).replicatedJob(hazardJob("a", 1), hazardJob("b", 2)).yaml()
+	t.createJobSet(ns, "sl", yaml, "sl-a-0", "sl-b-0", "sl-b-1")
+	r := t.scaleAt(ns, "sl", 1, 3)
+	if !r.OK {
+		t.Fatalf("scale of b to 3 refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "b" scaled up from 2 to 3: upstream's JobSet controller writes the replica `+
+		`counts into the labels and annotations of a Job and its pods only when it creates the Job, so until the `+
+		`JobSet restarts the Jobs that exist and their pods (and a workload that reads the counts through the `+
+		`downward API) keep the old ones: Jobs sl-b-0, sl-b-1 keep jobset.sigs.k8s.io/replicatedjob-replicas 2 `+
+		`(now 3); Jobs sl-a-0, sl-b-0, sl-b-1 keep jobset.sigs.k8s.io/global-replicas and `+
+		`jobset.sigs.k8s.io/group-replicas 3 (now 4)`)
+	t.WaitJobs(ns, "sl", []string{"sl-a-0", "sl-b-0", "sl-b-1", "sl-b-2"}, 60*time.Second)
+
+	// Pinned: the Jobs and Pods that existed keep the old counts, the new Job and its Pod have
+	// the new ones.
+	want := map[string][3]string{ // replicatedjob-replicas, global-replicas, group-replicas
+		"sl-a-0": {"1", "3", "3"}, "sl-b-0": {"2", "3", "3"}, "sl-b-1": {"2", "3", "3"}, "sl-b-2": {"3", "4", "4"},
+	}
+	for _, job := range []string{"sl-a-0", "sl-b-0", "sl-b-1", "sl-b-2"} {
+		for kind, labels := range map[string]map[string]string{"Job": t.jobLabels(ns, job), "its Pod": t.podLabels(ns, job)} {
+			got := [3]string{labels[rjobReplicasLabel], labels[globalReplicasLabel], labels[groupReplicasLabel]}
+			if got != want[job] {
+				t.Errorf("%s %s: replicatedjob-replicas, global-replicas, group-replicas %q, want %q",
+					job, kind, got, want[job])
+			}
+		}
+	}
+	t.Logf("upstream v0.12.0 left sl-a-0, sl-b-0, sl-b-1 and their Pods at global-replicas 3, labelled sl-b-2 with 4")
 }
 
 // successJobSet: driver(1) and workers(n), successPolicy All over workers only.
