@@ -14,6 +14,8 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -623,4 +625,109 @@ func hazardManagedBy(t *T) {
 			t.Fatalf("upstream created Jobs %v of a JobSet managed by another controller", got)
 		}
 	}
+}
+
+// The RestartJob rows, with upstream's manager restarted with its alpha gate RestartJob for this
+// case only: with the gate for every case, the scale-down cases would see upstream's reconcile
+// fail instead of what they pin (the first part below).
+func TestScaleHazardRestartJob(t *testing.T) { run(t, hazardRestartJob) }
+
+// scaledJSON is the stored JobSet obj with spec.replicatedJobs[index].replicas set, as JSON
+// (which check reads as YAML); its status stays the old one's.
+func scaledJSON(obj map[string]any, index, replicas int) string {
+	var c map[string]any
+	b, _ := json.Marshal(obj)
+	json.Unmarshal(b, &c)
+	at(c, "spec", "replicatedJobs", index).(map[string]any)["replicas"] = replicas
+	out, _ := json.Marshal(c)
+	return string(out)
+}
+
+// managerLogged waits until the log of upstream's manager running now holds want.
+func (t *T) managerLogged(want string) {
+	t.Helper()
+	var b []byte
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if b, _ = os.ReadFile(t.c.JobSetManagerLog()); strings.Contains(string(b), want) {
+			return
+		}
+	}
+	t.Errorf("upstream's manager did not log %q within 30s (log %s)", want, t.c.JobSetManagerLog())
+}
+
+// hazardRestartJob: with the gate, upstream v0.12.0 labels every Job with job-restart-attempt
+// (labelAndAnnotateObject, pkg/controllers/jobset_controller.go), reading
+// getJobRestarts(js, rjob)[jobIdx] (pkg/controllers/failure_policy.go): the replicatedJob's
+// status.replicatedJobsStatus[].jobRestarts, or `replicas` zeros while it is empty. getChildJobs
+// looks every labelled Job up there by its job-index and fails the reconcile with "job index N is
+// out of bounds for replicated job R" past the end. The harness's serve runs without the gate in
+// its policy, as upstream's default, so the webhook's answer with featureGates.RestartJob is
+// check's, on the stored objects: the same decision core.
+func hazardRestartJob(t *T) {
+	if err := t.c.RestartJobSetManager(map[string]bool{"RestartJob": true}); err != nil {
+		t.Fatalf("upstream's manager with RestartJob: %v", err)
+	}
+	defer func() {
+		if err := t.c.RestartJobSetManager(nil); err != nil {
+			t.Errorf("upstream's manager without gates again: %v", err)
+		}
+	}()
+	gated := filepath.Join(t.c.Work, "policy-restart-job.yaml")
+	if err := os.WriteFile(gated, []byte("featureGates:\n  RestartJob: true\n"), 0o644); err != nil {
+		t.Fatalf("%v", err)
+	}
+	ns := t.Namespace("hazard")
+
+	// A scale-down: the Jobs above the count fail every reconcile; a Job below it that goes is
+	// not created again until they are gone.
+	t.createJobSet(ns, "rd", jobSet("rd").suspend(false).replicatedJob(hazardJob("w", 3)).yaml(),
+		"rd-w-0", "rd-w-1", "rd-w-2")
+	if got := t.jobLabels(ns, "rd-w-2")["jobset.sigs.k8s.io/job-restart-attempt"]; got != "0" {
+		t.Fatalf("rd-w-2's job-restart-attempt %q: upstream's manager runs without the gate", got)
+	}
+	stored := t.Get(ns, "jobset", "rd")
+	if r := t.scaleAt(ns, "rd", 0, 2); !r.OK {
+		t.Fatalf("scale of w to 2 refused: %s", r.Err)
+	}
+	code, out := checkPredicts(t, scaledJSON(stored, 0, 3), scaledJSON(stored, 0, 2), "--config", gated)
+	t.Logf("check --config (RestartJob: true): exit %d: %s", code, out)
+	contains(t, "check's warning", out, `warning: replicatedJob "w" scaled down from 3 to 2: with the RestartJob `+
+		`feature gate, upstream's JobSet controller fails every reconcile of this JobSet with "job index 2 is out of `+
+		`bounds for replicated job w" (getChildJobs: a Job's index must be below the length of its jobRestarts `+
+		`list, 2 here) until Job rd-w-2 is deleted: meanwhile it updates no status and runs no success or failure policy`)
+	t.managerLogged("job index 2 is out of bounds for replicated job w")
+	t.Kubectl("delete", "job", "-n", ns, "rd-w-0", "--wait=true")
+	t.absentFor(ns, "rd", "rd-w-0", 8*time.Second)
+	t.Kubectl("delete", "job", "-n", ns, "rd-w-2")
+	t.WaitJobs(ns, "rd", []string{"rd-w-0", "rd-w-1"}, 60*time.Second)
+	t.Logf("upstream v0.12.0 (RestartJob) created rd-w-0 again only once rd-w-2, above the count, was gone")
+
+	// A scale-up past a populated jobRestarts: labelAndAnnotateObject indexes it past its end, a
+	// panic that controller-runtime recovers on every reconcile. The list is written as upstream's
+	// failurePolicyRecreateJob leaves it after a RestartJob action; upstream keeps it
+	// (calculateReplicatedJobStatuses).
+	t.createJobSet(ns, "ru", jobSet("ru").suspend(false).replicatedJob(hazardJob("w", 2)).yaml(), "ru-w-0", "ru-w-1")
+	status := `{"status":{"replicatedJobsStatus":[{"name":"w","ready":0,"succeeded":0,"failed":0,"active":2,` +
+		`"suspended":0,"jobRestarts":[0,0],"jobRestartsCountTowardsMax":[0,0]}]}}`
+	t.Kubectl("patch", "jobset", "-n", ns, "ru", "--subresource=status", "--type=merge", "-p", status)
+	t.settle(ns, "ru")
+	stored = t.Get(ns, "jobset", "ru")
+	if got := at(stored, "status", "replicatedJobsStatus", 0, "jobRestarts"); fmt.Sprint(got) != "[0 0]" {
+		t.Fatalf("jobRestarts after upstream's reconcile: %v, want [0 0]", got)
+	}
+	code, out = checkPredicts(t, scaledJSON(stored, 0, 2), scaledJSON(stored, 0, 3), "--config", gated)
+	t.Logf("check --config (RestartJob: true): exit %d: %s", code, out)
+	if code != 1 {
+		t.Errorf("check exits %d, want 1 (refused)", code)
+	}
+	contains(t, "check's refusal", out, `spec.replicatedJobs[0].replicas: Invalid value: 3: job index 2 is out of `+
+		`bounds for replicated job w: status.replicatedJobsStatus[0].jobRestarts has 2 entries, which the JobSet `+
+		`controller (RestartJob feature gate) reads by job index and never lengthens; keep replicas at most 2`)
+	// The harness's serve, without the gate in its policy, allows it: what upstream then does.
+	if r := t.scaleAt(ns, "ru", 0, 3); !r.OK {
+		t.Fatalf("scale of w to 3 refused without the gate in the policy: %s", r.Err)
+	}
+	t.managerLogged("index out of range [2] with length 2")
+	t.absentFor(ns, "ru", "ru-w-2", 8*time.Second)
+	t.Logf("upstream v0.12.0 (RestartJob) never created ru-w-2: its reconcile panics on jobRestarts[2]")
 }
