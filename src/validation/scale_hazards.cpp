@@ -13,6 +13,7 @@ namespace jobset_webhook::validation {
 namespace {
 
 constexpr std::string_view kGlobalIndexLabel = "jobset.sigs.k8s.io/job-global-index";
+constexpr std::string_view kGroupIndexLabel = "jobset.sigs.k8s.io/job-group-index";
 constexpr std::string_view kGlobalReplicasLabel = "jobset.sigs.k8s.io/global-replicas";
 constexpr std::string_view kGroupReplicasLabel = "jobset.sigs.k8s.io/group-replicas";
 constexpr std::string_view kReplicatedJobReplicasLabel =
@@ -29,9 +30,10 @@ struct Counts {
   std::int64_t new_replicas = 1;
 };
 
-// The replicatedJobs of one groupName, in spec order, and their replicas summed.
+// One groupName: its first replicatedJob, how many it has, and their replicas summed. No list of
+// members: a review of thousands of replicatedJobs in one group holds no copy of their indices.
 struct Group {
-  std::vector<std::size_t> members;
+  std::size_t first = 0, size = 0;
   std::int64_t old_replicas = 0, new_replicas = 0;
 };
 
@@ -53,7 +55,6 @@ struct View {
   // For each replicatedJob named in a dependsOn: the dependant and whether it waits for Complete.
   std::unordered_map<std::string_view, std::vector<std::pair<std::string_view, bool>>> dependants;
   std::unordered_map<std::string_view, Group> groups;
-  std::vector<std::size_t> all;  // 0 .. rjobs.size() - 1
 
   std::int64_t old_sum(std::size_t from, std::size_t to) const {
     return old_prefix[std::min(to, rjobs.size())] - old_prefix[std::min(from, rjobs.size())];
@@ -88,9 +89,8 @@ View view_of(JsonView old_js, JsonView new_js) {
     v.rjobs.push_back(c);
     v.old_prefix.push_back(v.old_prefix.back() + c.old_replicas);
     v.new_prefix.push_back(v.new_prefix.back() + c.new_replicas);
-    v.all.push_back(i);
     Group& g = v.groups[c.group];
-    g.members.push_back(i);
+    if (g.size++ == 0) g.first = i;
     g.old_replicas += c.old_replicas;
     g.new_replicas += c.new_replicas;
     for (const JsonView dep : items_of(member(new_rjobs[i], "dependsOn"))) {
@@ -124,39 +124,43 @@ void index_shift(const View& v, const ReplicasChange& c, std::vector<Hazard>& ou
   const std::string head =
       "upstream's JobSet controller labels a Job once, when it creates it, with an index counted "
       "from the replicas before it: ";
+  // groupJobIndex counts the same way within a groupName: with one group, the same index.
+  const std::string labels = v.groups.size() == 1 ? std::string(kGlobalIndexLabel) + " and " +
+                                                        std::string(kGroupIndexLabel)
+                                                  : std::string(kGlobalIndexLabel);
   if (c.new_replicas > c.old_replicas) {
     const std::int64_t i = std::max(c.old_replicas, first_later - before_new);
     if (i < c.new_replicas && before_new + i < first_later + later) {
       const std::int64_t g = before_new + i;
       out.push_back({ScaleHazard::kGlobalIndex, &c,
                      head + "Job " + child_job_name(v.jobset, c.replicated_job, i) + " gets " +
-                         std::string(kGlobalIndexLabel) + " " + std::to_string(g) + ", which Job " +
+                         labels + " " + std::to_string(g) + ", which Job " +
                          job_with_stored_index(g) +
-                         " already has and keeps until the JobSet "
-                         "restarts"});
+                         " already has and keeps until the JobSet restarts"});
       return;
     }
   }
   out.push_back({ScaleHazard::kGlobalIndex, &c,
-                 head + "the Jobs of the replicatedJobs after it keep the " +
-                     std::string(kGlobalIndexLabel) + " they have (Job " +
-                     job_with_stored_index(first_later) + ": " + std::to_string(first_later) +
-                     ", by the new counts " + std::to_string(v.new_sum(0, k + 1)) +
-                     ") until the JobSet restarts"});
+                 head + "the Jobs of the replicatedJobs after it keep the " + labels +
+                     " they have (Job " + job_with_stored_index(first_later) + ": " +
+                     std::to_string(first_later) + ", by the new counts " +
+                     std::to_string(v.new_sum(0, k + 1)) + ") until the JobSet restarts"});
 }
 
 // "Job js-a-0 keeps", "Jobs js-a-0, js-b-0 keep", "Jobs js-a-0, js-a-1, js-b-0 and 5 more keep":
-// the `total` Jobs that exist by the old counts of the replicatedJobs at `members`, a few by name.
-std::string existing_jobs_keep(const View& v, const std::vector<std::size_t>& members,
-                               std::int64_t total) {
+// the `total` Jobs that exist by the old counts of the replicatedJobs from `from` on (of group
+// `group` only, when given), a few by name: the walk ends once those are named.
+std::string existing_jobs_keep(const View& v, std::size_t from, std::int64_t total,
+                               std::optional<std::string_view> group = std::nullopt) {
   std::string names;
   std::int64_t named = 0;
-  for (const std::size_t m : members) {
-    for (std::int64_t i = 0; i < v.rjobs[m].old_replicas && named < kJobsNamed; ++i, ++named) {
+  const std::int64_t to_name = std::min(total, kJobsNamed);
+  for (std::size_t m = from; m < v.rjobs.size() && named < to_name; ++m) {
+    if (group && v.rjobs[m].group != *group) continue;
+    for (std::int64_t i = 0; i < v.rjobs[m].old_replicas && named < to_name; ++i, ++named) {
       if (named > 0) names += ", ";
       names += child_job_name(v.jobset, v.rjobs[m].name, i);
     }
-    if (named == kJobsNamed) break;
   }
   if (total == 1) return "Job " + names + " keeps";
   if (total > named) names += " and " + std::to_string(total - named) + " more";
@@ -187,7 +191,7 @@ void stale_counts(const View& v, const ReplicasChange& c, SumsTold& told,
   // The only replicatedJob: its count is the JobSet's and its group's sum, on the same Jobs.
   const bool alone = v.rjobs.size() == 1;
   if (r.old_replicas > 0) {
-    stale.push_back(existing_jobs_keep(v, {c.index}, r.old_replicas) + " " +
+    stale.push_back(existing_jobs_keep(v, c.index, r.old_replicas) + " " +
                     std::string(kReplicatedJobReplicasLabel) +
                     (alone ? ", " + std::string(kGlobalReplicasLabel) + " and " +
                                  std::string(kGroupReplicasLabel)
@@ -196,19 +200,18 @@ void stale_counts(const View& v, const ReplicasChange& c, SumsTold& told,
   }
   if (alone) told.global = true;
   const Group& group = v.groups.at(r.group);
-  const bool one_group = group.members.size() == v.rjobs.size();
+  const bool one_group = group.size == v.rjobs.size();
   const std::int64_t old_total = v.old_sum(0, v.rjobs.size());
   const std::int64_t new_total = v.new_sum(0, v.rjobs.size());
   if (!told.global && old_total != new_total && old_total > 0) {
     told.global = true;
-    stale.push_back(existing_jobs_keep(v, v.all, old_total) + " " +
-                    std::string(kGlobalReplicasLabel) +
+    stale.push_back(existing_jobs_keep(v, 0, old_total) + " " + std::string(kGlobalReplicasLabel) +
                     (one_group ? " and " + std::string(kGroupReplicasLabel) : std::string()) +
                     old_and_now(old_total, new_total));
   }
   if (!one_group && told.groups.insert(r.group).second &&
       group.old_replicas != group.new_replicas && group.old_replicas > 0) {
-    stale.push_back(existing_jobs_keep(v, group.members, group.old_replicas) + " " +
+    stale.push_back(existing_jobs_keep(v, group.first, group.old_replicas, r.group) + " " +
                     std::string(kGroupReplicasLabel) +
                     old_and_now(group.old_replicas, group.new_replicas) + " (groupName " +
                     std::string(r.group) + ")");

@@ -65,21 +65,36 @@ TEST_CASE("A scale names the global indices it shifts", "[validation][scale_haza
   SECTION("up: a new Job gets the index a Job of the next replicatedJob has") {
     CHECK(has(warnings(m2(1, 1), m2(2, 1)),
               "replicatedJob \"a\" scaled up from 1 to 2: " + kShift +
-                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job m2-b-0 "
+                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index and "
+                  "jobset.sigs.k8s.io/job-group-index 1, which Job m2-b-0 "
                   "already has and keeps until the JobSet restarts"));
   }
   SECTION("up past the next replicatedJob: the collision is with the first index it reaches") {
     CHECK(has(warnings(m2(1, 2), m2(5, 2)),
               "replicatedJob \"a\" scaled up from 1 to 5: " + kShift +
-                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job m2-b-0 "
+                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index and "
+                  "jobset.sigs.k8s.io/job-group-index 1, which Job m2-b-0 "
                   "already has and keeps until the JobSet restarts"));
   }
   SECTION("down: the later Jobs keep the indices of the old counts") {
     CHECK(has(warnings(m2(4, 2), m2(2, 2)),
               "replicatedJob \"a\" scaled down from 4 to 2: " + kShift +
                   "the Jobs of the replicatedJobs after it keep the "
-                  "jobset.sigs.k8s.io/job-global-index they have (Job m2-b-0: 4, by the new "
+                  "jobset.sigs.k8s.io/job-global-index and jobset.sigs.k8s.io/job-group-index they "
+                  "have (Job m2-b-0: 4, by the new "
                   "counts 2) until the JobSet restarts"));
+  }
+  SECTION("groups of their own: job-group-index does not shift with the global one") {
+    const auto grouped = [](int a) {
+      return MakeJobSet("g")
+          .ReplicatedJob(MakeReplicatedJob("a").Replicas(a).GroupName("x"))
+          .ReplicatedJob(MakeReplicatedJob("b").GroupName("y"))
+          .Obj();
+    };
+    CHECK(has(warnings(grouped(1), grouped(2)),
+              "replicatedJob \"a\" scaled up from 1 to 2: " + kShift +
+                  "Job g-a-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job g-b-0 already "
+                  "has and keeps until the JobSet restarts"));
   }
   SECTION("the last replicatedJob, or one followed by empty ones, shifts nothing") {
     CHECK(count_containing(warnings(m2(1, 1), m2(1, 3)), kShift) == 0);

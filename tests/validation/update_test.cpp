@@ -277,7 +277,8 @@ namespace {
 const std::string kShiftDown =
     "replicatedJob \"rjob-0\" scaled down from 1 to 0: upstream's JobSet controller labels a Job "
     "once, when it creates it, with an index counted from the replicas before it: the Jobs of the "
-    "replicatedJobs after it keep the jobset.sigs.k8s.io/job-global-index they have (Job "
+    "replicatedJobs after it keep the jobset.sigs.k8s.io/job-global-index and "
+    "jobset.sigs.k8s.io/job-group-index they have (Job "
     "js-rjob-1-0: 1, by the new counts 0) until the JobSet restarts";
 
 // What scale_hazards says of the replica counts the Jobs that exist keep in their labels.
@@ -612,7 +613,8 @@ TEST_CASE("Replicas, quantities and integers read as the API server stores them"
             "Jobs js-rjob-0-1, js-rjob-0-2",
             "replicatedJob \"rjob-0\" scaled up from 1 to 3: upstream's JobSet controller labels "
             "a Job once, when it creates it, with an index counted from the replicas before it: "
-            "Job js-rjob-0-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job js-rjob-1-0 "
+            "Job js-rjob-0-1 gets jobset.sigs.k8s.io/job-global-index and "
+            "jobset.sigs.k8s.io/job-group-index 1, which Job js-rjob-1-0 "
             "already has and keeps until the JobSet restarts",
             stale("replicatedJob \"rjob-0\" scaled up from 1 to 3: ",
                   "Job js-rjob-0-0 keeps jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 3); Jobs "

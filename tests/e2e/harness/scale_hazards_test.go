@@ -22,8 +22,8 @@ import (
 	"time"
 )
 
-// A new Job of a replicatedJob with Jobs after it gets a job-global-index a Job already has;
-// the Jobs that exist keep global-replicas; check warns as the server does.
+// A new Job of a replicatedJob with Jobs after it gets a job-global-index (and, in one group, a
+// job-group-index) a Job already has; check warns as the server does.
 func TestScaleHazardGlobalIndex(t *testing.T) { run(t, hazardGlobalIndex) }
 
 // A scale of the last replicatedJob: the Jobs that exist and their pods keep the old
@@ -209,6 +209,7 @@ func (t *T) jobLabels(ns, job string) map[string]string {
 const (
 	globalIndexLabel    = "jobset.sigs.k8s.io/job-global-index"
 	globalReplicasLabel = "jobset.sigs.k8s.io/global-replicas"
+	groupIndexLabel     = "jobset.sigs.k8s.io/job-group-index"
 	groupReplicasLabel  = "jobset.sigs.k8s.io/group-replicas"
 	rjobReplicasLabel   = "jobset.sigs.k8s.io/replicatedjob-replicas"
 )
@@ -218,7 +219,8 @@ const (
 // of the replicatedJobs before it) and globalReplicas (the sum of all replicas) into a Job's labels
 // once, in constructJob when it creates the Job, and never rewrites them. Scaling a from 1 to 2
 // in front of b(1): the new Job gi-a-1 is numbered 1 by the new counts, which is what gi-b-0 got
-// by the old ones; gi-a-0 and gi-b-0 keep global-replicas 2 while gi-a-1 says 3.
+// by the old ones (and job-group-index the same: one group); gi-a-0 and gi-b-0 keep
+// global-replicas 2 while gi-a-1 says 3.
 func hazardGlobalIndex(t *T) {
 	ns := t.Namespace("hazard")
 	old := jobSet("gi").suspend(false).replicatedJob(hazardJob("a", 1), hazardJob("b", 1))
@@ -229,15 +231,17 @@ func hazardGlobalIndex(t *T) {
 	}
 	want := `replicatedJob "a" scaled up from 1 to 2: upstream's JobSet controller labels a Job once, ` +
 		`when it creates it, with an index counted from the replicas before it: Job gi-a-1 gets ` +
-		`jobset.sigs.k8s.io/job-global-index 1, which Job gi-b-0 already has and keeps until the JobSet restarts`
+		`jobset.sigs.k8s.io/job-global-index and jobset.sigs.k8s.io/job-group-index 1, which Job gi-b-0 already has and keeps until the JobSet restarts`
 	hasWarning(t, r.Err, want)
 	t.WaitJobs(ns, "gi", []string{"gi-a-0", "gi-a-1", "gi-b-0"}, 60*time.Second)
 
 	// Pinned: upstream labels the new Job by the new counts and leaves the others as they were.
 	a0, a1, b0 := t.jobLabels(ns, "gi-a-0"), t.jobLabels(ns, "gi-a-1"), t.jobLabels(ns, "gi-b-0")
-	if a1[globalIndexLabel] != "1" || b0[globalIndexLabel] != "1" {
-		t.Errorf("%s: gi-a-1 %q, gi-b-0 %q; want both \"1\" (the collision the warning names)",
-			globalIndexLabel, a1[globalIndexLabel], b0[globalIndexLabel])
+	for _, label := range []string{globalIndexLabel, groupIndexLabel} { // one group: the same
+		if a1[label] != "1" || b0[label] != "1" {
+			t.Errorf("%s: gi-a-1 %q, gi-b-0 %q; want both \"1\" (the collision the warning names)",
+				label, a1[label], b0[label])
+		}
 	}
 	if a0[globalReplicasLabel] != "2" || b0[globalReplicasLabel] != "2" || a1[globalReplicasLabel] != "3" {
 		t.Errorf("%s: gi-a-0 %q, gi-b-0 %q, gi-a-1 %q; want 2, 2 (stale) and 3",
