@@ -1,5 +1,7 @@
 #include "jobset_webhook/policy.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,6 +57,34 @@ std::optional<Failure> read_switches(const std::string& section, const Json& val
   return std::nullopt;
 }
 
+// scaleHazards: {deny: [name, ...]}; null keeps the default (none).
+std::optional<Failure> read_scale_hazards(const Json& value, Policy& policy) {
+  if (value.is_null()) return std::nullopt;
+  if (!value.is_object())
+    return policy_error("scaleHazards", "must be a mapping, got " + shown(value));
+  for (const auto& [name, deny] : value.items()) {
+    if (name != "deny") return policy_error("scaleHazards." + name, "unknown key (known: deny)");
+    if (deny.is_null()) continue;
+    if (!deny.is_array())
+      return policy_error("scaleHazards.deny", "must be a list, got " + shown(deny));
+    std::string known;
+    for (const ScaleHazard h : kScaleHazards)
+      known += (known.empty() ? "" : ", ") + std::string(scale_hazard_name(h));
+    for (const Json& entry : deny) {
+      const auto found =
+          std::find_if(std::begin(kScaleHazards), std::end(kScaleHazards), [&](ScaleHazard h) {
+            return entry.is_string() && entry.get<std::string>() == scale_hazard_name(h);
+          });
+      if (found == std::end(kScaleHazards)) {
+        return policy_error("scaleHazards.deny",
+                            "unknown scale hazard " + shown(entry) + " (known: " + known + ")");
+      }
+      if (!policy.denies(*found)) policy.deny_scale_hazards.push_back(*found);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Policy> parse_policy(const Json& document) {
@@ -84,8 +114,10 @@ Result<Policy> parse_policy(const Json& document) {
       problem = read_switches(key, value,
                               {{"InPlaceRestart", &policy.feature_gates.in_place_restart},
                                {"RestartJob", &policy.feature_gates.restart_job}});
+    } else if (key == "scaleHazards") {
+      problem = read_scale_hazards(value, policy);
     } else {
-      problem = policy_error(key, "unknown key (known: elastic, featureGates)");
+      problem = policy_error(key, "unknown key (known: elastic, featureGates, scaleHazards)");
     }
     if (problem) return *problem;
   }

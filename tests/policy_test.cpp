@@ -36,6 +36,25 @@ TEST_CASE("elastic.scaleDown says who deletes the Jobs above replicas", "[policy
   CHECK(manual.value().elastic.scale_down == ScaleDown::kManual);
 }
 
+TEST_CASE("scaleHazards.deny names the scale warnings refused instead", "[policy]") {
+  using jobset_webhook::ScaleHazard;
+  CHECK(parse_policy(Json(nullptr)).value().deny_scale_hazards.empty());
+  const auto p = parse_policy(
+      Json::parse(R"({"scaleHazards": {"deny": ["kueue", "successPolicy", "kueue"]}})"));
+  REQUIRE(p.ok());
+  CHECK(p.value().deny_scale_hazards ==
+        std::vector<ScaleHazard>{ScaleHazard::kKueue, ScaleHazard::kSuccessPolicy});
+  CHECK(p.value().denies(ScaleHazard::kKueue));
+  CHECK_FALSE(p.value().denies(ScaleHazard::kDependsOn));
+  for (const ScaleHazard h : jobset_webhook::kScaleHazards) {
+    const auto one =
+        parse_policy(Json{{"scaleHazards", {{"deny", {std::string(scale_hazard_name(h))}}}}});
+    REQUIRE(one.ok());
+    CHECK(one.value().denies(h));
+  }
+  CHECK(parse_policy(Json::parse(R"({"scaleHazards": {"deny": null}})")).ok());
+}
+
 TEST_CASE("Policy switches are read", "[policy]") {
   const auto p =
       parse_policy(Json::parse(R"({"elastic": {"replicas": false, "parallelism": true}})"));
@@ -52,7 +71,14 @@ TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[
   };
   const std::vector<Case> cases = {
       {"unknown top key", R"({"elastik": {}})",
-       "policy: elastik: unknown key (known: elastic, featureGates)"},
+       "policy: elastik: unknown key (known: elastic, featureGates, scaleHazards)"},
+      {"unknown scale hazard", R"({"scaleHazards": {"deny": ["successPolicy", "indices"]}})",
+       R"(policy: scaleHazards.deny: unknown scale hazard "indices" (known: globalIndex, )"
+       R"(staleReplicaCounts, successPolicy, dependsOn, startupPolicy, kueue, restartJobIndex))"},
+      {"scale hazards not a list", R"({"scaleHazards": {"deny": "kueue"}})",
+       R"(policy: scaleHazards.deny: must be a list, got "kueue")"},
+      {"unknown scaleHazards key", R"({"scaleHazards": {"warn": []}})",
+       "policy: scaleHazards.warn: unknown key (known: deny)"},
       {"unknown nested key", R"({"elastic": {"replica": true}})",
        "policy: elastic.replica: unknown key (known: replicas, parallelism, scaleDown)"},
       {"scaleDown not a choice", R"({"elastic": {"scaleDown": "auto"}})",

@@ -2,23 +2,36 @@
 
 // What upstream's JobSet controller (v0.12.0) derives from replicas besides the number of Jobs,
 // and which an allowed scale changes under a JobSet that already has Jobs: the global indices of
-// the replicatedJobs after the scaled one, the count the success policy waits for, the counts
-// dependsOn and the InOrder startup policy compare with, and Kueue's admission. Each is a warning
-// that names the Jobs, labels and status fields concerned, in the order of `scaled`; each starts
-// with scale_warning_prefix(), so that `check` can place it at the replicas it is about.
+// the replicatedJobs after the scaled one, the replica counts in the labels of the Jobs that
+// exist, the per-Job restart lists of the RestartJob gate, the count the success policy waits for, the counts dependsOn and the InOrder startup
+// policy compare with, and Kueue's admission. Each is a warning that names the Jobs, labels and
+// status fields concerned, in the order of `scaled`, of one class that the policy may refuse
+// instead (scaleHazards.deny).
 
 #include <string>
 #include <vector>
 
 #include "jobset_webhook/json.h"
+#include "jobset_webhook/policy.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 
 namespace jobset_webhook::validation {
 
+struct Hazard {
+  ScaleHazard kind;
+  const ReplicasChange* change;  // the scale it is about, an element of `scaled`
+  std::string detail;            // what follows scale_warning_head(*change)
+  // The warning: `replicatedJob "a" scaled up from 1 to 2: <detail>`, which starts with
+  // scale_warning_prefix(), so that `check` can place it at the replicas it is about.
+  std::string warning() const { return scale_warning_head(*change) + detail; }
+};
+
 // `old_js` carries the status the cluster holds (absent offline: those warnings that read it are
 // then left out); `new_js` the spec after the UPDATE. Call only when the UPDATE has no error, so
 // that both specs list the same replicatedJobs in the same order.
-std::vector<std::string> scale_hazards(JsonView old_js, JsonView new_js,
-                                       const std::vector<ReplicasChange>& scaled);
+// `policy` says whether upstream runs with the RestartJob gate, and who deletes the Jobs above a
+// lowered count.
+std::vector<Hazard> scale_hazards(JsonView old_js, JsonView new_js,
+                                  const std::vector<ReplicasChange>& scaled, const Policy& policy);
 
 }  // namespace jobset_webhook::validation

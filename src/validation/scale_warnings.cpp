@@ -5,23 +5,6 @@
 namespace jobset_webhook::validation {
 namespace {
 
-// Names the Jobs with indices [first, last].
-std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t first,
-                    std::int64_t last) {
-  const std::int64_t count = last - first + 1;
-  if (count == 1) return "Job " + child_job_name(jobset, rjob, first);
-  if (count <= 3) {
-    std::string out = "Jobs ";
-    for (std::int64_t i = first; i <= last; ++i) {
-      if (i > first) out += ", ";
-      out += child_job_name(jobset, rjob, i);
-    }
-    return out;
-  }
-  return "Jobs " + child_job_name(jobset, rjob, first) + " ... " +
-         child_job_name(jobset, rjob, last) + " (" + std::to_string(count) + " Jobs)";
-}
-
 std::string warning_for(std::string_view jobset, const ReplicasChange& c,
                         bool scale_down_controller, std::string_view managed_by) {
   const std::string head = scale_warning_head(c);
@@ -76,6 +59,22 @@ std::string child_job_name(std::string_view jobset, std::string_view replicated_
   name += '-';
   name += std::to_string(index);
   return name;
+}
+
+std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t first,
+                    std::int64_t last) {
+  const std::int64_t count = last - first + 1;
+  if (count == 1) return "Job " + child_job_name(jobset, rjob, first);
+  if (count <= 3) {
+    std::string out = "Jobs ";
+    for (std::int64_t i = first; i <= last; ++i) {
+      if (i > first) out += ", ";
+      out += child_job_name(jobset, rjob, i);
+    }
+    return out;
+  }
+  return "Jobs " + child_job_name(jobset, rjob, first) + " ... " +
+         child_job_name(jobset, rjob, last) + " (" + std::to_string(count) + " Jobs)";
 }
 
 std::vector<std::string> scale_warnings(std::string_view jobset,

@@ -365,6 +365,18 @@ void check_replicated_jobs(MaybeJson old_spec, MaybeJson new_spec, Context& ctx)
   }
 }
 
+// A hazard the policy refuses, at the replicas it is about: the warning's words from "scaled",
+// and the policy entry that refused it.
+field::Error denied_hazard(const Hazard& h) {
+  const std::string head = scale_warning_head(*h.change);
+  const std::size_t from =
+      scale_warning_prefix(h.change->replicated_job).size() - std::string_view("scaled ").size();
+  return field::forbidden(
+      field::Path("spec").child("replicatedJobs").index(h.change->index).child("replicas"),
+      head.substr(from) + h.detail + "; the policy refuses it (scaleHazards.deny: " +
+          std::string(scale_hazard_name(h.kind)) + ")");
+}
+
 }  // namespace
 
 UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& policy) {
@@ -400,17 +412,26 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
   if (findings.errors.empty() && !ctx.scaled.empty())
     check_scale_safety(old_js, new_js, ctx.scaled, policy, findings.errors);
 
-  if (findings.errors.empty()) {
-    // Upstream's controller leaves a JobSet that names another manager to it
-    // (managedByExternalController), and so does the scale-down controller.
-    auto managed_by = string_or_empty(new_managed);
-    if (managed_by == kJobSetControllerName) managed_by = {};
-    findings.warnings =
-        scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
-                       ctx.policy.elastic.scale_down == Policy::ScaleDown::kController, managed_by,
-                       managed_by.empty() ? scale_hazards(old_js, new_js, ctx.scaled)
-                                          : std::vector<std::string>());
+  if (!findings.errors.empty()) return findings;
+  // Upstream's controller leaves a JobSet that names another manager to it
+  // (managedByExternalController), and so does the scale-down controller: no hazard of upstream's
+  // controller applies.
+  auto managed_by = string_or_empty(new_managed);
+  if (managed_by == kJobSetControllerName) managed_by = {};
+  std::vector<std::string> hazards;
+  if (managed_by.empty()) {
+    for (const Hazard& h : scale_hazards(old_js, new_js, ctx.scaled, policy)) {
+      if (policy.denies(h.kind)) {
+        findings.errors.push_back(denied_hazard(h));
+      } else {
+        hazards.push_back(h.warning());
+      }
+    }
   }
+  if (!findings.errors.empty()) return findings;
+  findings.warnings = scale_warnings(
+      string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
+      ctx.policy.elastic.scale_down == Policy::ScaleDown::kController, managed_by, hazards);
   return findings;
 }
 

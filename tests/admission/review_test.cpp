@@ -54,9 +54,17 @@ TEST_CASE("A scale is allowed with warnings", "[admission][review]") {
   const auto out = Json::parse(
       respond(MakeReview().Update(jobset("bash:5.1", 1), jobset("bash:5.1", 3)).Text()));
   CHECK(out["response"]["allowed"] == true);
-  CHECK(out["response"]["warnings"] ==
-        Json::array({"replicatedJob \"workers\" scaled up from 1 to 3: the JobSet controller will "
-                     "create Jobs js-workers-1, js-workers-2"}));
+  CHECK(
+      out["response"]["warnings"] ==
+      Json::array({"replicatedJob \"workers\" scaled up from 1 to 3: the JobSet controller will "
+                   "create Jobs js-workers-1, js-workers-2",
+                   "replicatedJob \"workers\" scaled up from 1 to 3: upstream's JobSet controller "
+                   "writes the replica counts into the labels and annotations of a Job and its "
+                   "pods only when it creates the Job, so until the JobSet restarts the Jobs that "
+                   "exist and their pods (and a workload that reads the counts through the "
+                   "downward API) keep the old ones: Job js-workers-0 keeps "
+                   "jobset.sigs.k8s.io/replicatedjob-replicas, jobset.sigs.k8s.io/global-replicas "
+                   "and jobset.sigs.k8s.io/group-replicas 1 (now 3)"}));
 }
 
 TEST_CASE("v1beta1 reviews are answered in v1beta1", "[admission][review]") {

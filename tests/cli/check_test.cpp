@@ -316,8 +316,9 @@ TEST_CASE(
     three["spec"]["replicatedJobs"][0]["replicas"] = 3;
     const auto result = checked_one(three, terse);
     CHECK(result.allowed);
-    REQUIRE(result.warnings.size() == 1);
+    REQUIRE(result.warnings.size() == 2);  // the scale, then the replica counts left stale
     CHECK(result.warnings[0].find("scaled down from 3 to 1") != std::string::npos);
+    CHECK(result.warnings[1].find("3 (now 1)") != std::string::npos);
   }
 }
 
@@ -370,6 +371,29 @@ TEST_CASE("A JobSet named twice in one file makes check and validate fail", "[cl
   REQUIRE_FALSE(validate.ok());
   CHECK(validate.failure().message.find("the input holds JobSet default/a twice in one file") !=
         std::string::npos);
+}
+
+TEST_CASE("The policy reaches the decision: a scale hazard it denies is refused as the server does",
+          "[cli][check]") {
+  const Json one = MakeJobSet("js").ReplicatedJob(manifest_rjob("w", "bash")).Obj();
+  const Json three = MakeJobSet("js").ReplicatedJob(manifest_rjob("w", "bash").Replicas(3)).Obj();
+  Policy strict;
+  strict.deny_scale_hazards = {jobset_webhook::ScaleHazard::kStaleReplicaCounts};
+  const auto report = checked({one}, {three}, strict);
+  REQUIRE(report.jobsets.size() == 1);
+  CHECK_FALSE(report.jobsets[0].allowed);
+  CHECK(report.jobsets[0].message == server_verdict(&one, three, strict).message);
+  CHECK(
+      report.jobsets[0].message ==
+      R"(JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas: Forbidden: )"
+      R"(scaled up from 1 to 3: upstream's JobSet controller writes the replica counts into the )"
+      R"(labels and annotations of a Job and its pods only when it creates the Job, so until the )"
+      R"(JobSet restarts the Jobs that exist and their pods (and a workload that reads the counts )"
+      R"(through the downward API) keep the old ones: Job js-w-0 keeps )"
+      R"(jobset.sigs.k8s.io/replicatedjob-replicas, jobset.sigs.k8s.io/global-replicas and )"
+      R"(jobset.sigs.k8s.io/group-replicas 1 (now 3); the policy refuses it )"
+      R"((scaleHazards.deny: staleReplicaCounts))");
+  CHECK(checked({one}, {three}).jobsets[0].allowed);
 }
 
 TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a denial",

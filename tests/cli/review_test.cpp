@@ -145,3 +145,17 @@ TEST_CASE("review --config turns upstream's feature gates on", "[cli][review]") 
   CHECK(run_cli("review --config " + config + " -", in_place).out.find(R"("allowed":true)") !=
         std::string::npos);
 }
+
+TEST_CASE("review --config may refuse a class of scale hazards", "[cli][review]") {
+  const std::string scaled = MakeReview().Update(jobset(1), jobset(1, 3)).Uid("u-4").Text();
+  CHECK(run_cli("review -", scaled).out.find(R"("allowed":true)") != std::string::npos);
+  const auto config =
+      write_temp("policy-hazards.yaml", "scaleHazards:\n  deny: [staleReplicaCounts]\n");
+  const auto strict = run_cli("review --config " + config + " -", scaled);
+  CHECK(strict.exit_code == 0);
+  CHECK(strict.out.find(R"("allowed":false)") != std::string::npos);
+  CHECK(strict.out.find("spec.replicatedJobs[0].replicas: Forbidden: scaled up from 1 to 3: "
+                        "upstream's JobSet controller writes the replica counts") !=
+        std::string::npos);
+  CHECK(strict.out.find("(scaleHazards.deny: staleReplicaCounts)") != std::string::npos);
+}

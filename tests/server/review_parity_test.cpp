@@ -118,3 +118,20 @@ TEST_CASE("serve judges with the policy it was given", "[server][parity]") {
   REQUIRE(res);
   CHECK(res->body == expected.value());
 }
+
+TEST_CASE("serve refuses the scale hazards its policy denies, as handle_review does",
+          "[server][parity]") {
+  const auto pki = t::make_pki();
+  auto options = t::test_options(pki);
+  options.policy.deny_scale_hazards = {jobset_webhook::ScaleHazard::kStaleReplicaCounts};
+  t::TestServer server(options);
+  const auto body = MakeReview().Update(jobset("a", 1), jobset("a", 3)).Text();
+  const auto expected =
+      jobset_webhook::admission::handle_review(body, options.policy, Hook::kValidating);
+  REQUIRE(expected.ok());
+  CHECK(expected.value().find(R"("allowed":false)") != std::string::npos);
+  CHECK(expected.value().find("scaleHazards.deny: staleReplicaCounts") != std::string::npos);
+  const auto res = server.client(pki.ca_crt())->Post(kValidate.c_str(), body, "application/json");
+  REQUIRE(res);
+  CHECK(res->body == expected.value());
+}

@@ -30,8 +30,9 @@ Json with_status(Json js, const std::string& name, int ready, int succeeded) {
               {{{"name", name}, {"ready", ready}, {"succeeded", succeeded}, {"failed", 0}}});
 }
 
-std::vector<std::string> warnings(const Json& old_js, const Json& new_js) {
-  const auto findings = v::validate_update(Parsed(old_js), Parsed(new_js), {});
+std::vector<std::string> warnings(const Json& old_js, const Json& new_js,
+                                  const jobset_webhook::Policy& policy = {}) {
+  const auto findings = v::validate_update(Parsed(old_js), Parsed(new_js), policy);
   REQUIRE(findings.errors.empty());
   return findings.warnings;
 }
@@ -46,6 +47,12 @@ std::size_t count_containing(const std::vector<std::string>& all, const std::str
   }));
 }
 
+const std::string kStale =
+    "upstream's JobSet controller writes the replica counts into the labels and annotations of a "
+    "Job and its pods only when it creates the Job, so until the JobSet restarts the Jobs that "
+    "exist and their pods (and a workload that reads the counts through the downward API) keep "
+    "the old ones: ";
+
 const std::string kShift =
     "upstream's JobSet controller labels a Job once, when it creates it, with an index counted "
     "from the replicas before it: ";
@@ -58,24 +65,36 @@ TEST_CASE("A scale names the global indices it shifts", "[validation][scale_haza
   SECTION("up: a new Job gets the index a Job of the next replicatedJob has") {
     CHECK(has(warnings(m2(1, 1), m2(2, 1)),
               "replicatedJob \"a\" scaled up from 1 to 2: " + kShift +
-                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job m2-b-0 "
-                  "already has; the Jobs that exist keep jobset.sigs.k8s.io/global-replicas 2 "
-                  "(now 3) until the JobSet restarts"));
+                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index and "
+                  "jobset.sigs.k8s.io/job-group-index 1, which Job m2-b-0 "
+                  "already has and keeps until the JobSet restarts"));
   }
   SECTION("up past the next replicatedJob: the collision is with the first index it reaches") {
     CHECK(has(warnings(m2(1, 2), m2(5, 2)),
               "replicatedJob \"a\" scaled up from 1 to 5: " + kShift +
-                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job m2-b-0 "
-                  "already has; the Jobs that exist keep jobset.sigs.k8s.io/global-replicas 3 "
-                  "(now 7) until the JobSet restarts"));
+                  "Job m2-a-1 gets jobset.sigs.k8s.io/job-global-index and "
+                  "jobset.sigs.k8s.io/job-group-index 1, which Job m2-b-0 "
+                  "already has and keeps until the JobSet restarts"));
   }
   SECTION("down: the later Jobs keep the indices of the old counts") {
     CHECK(has(warnings(m2(4, 2), m2(2, 2)),
               "replicatedJob \"a\" scaled down from 4 to 2: " + kShift +
                   "the Jobs of the replicatedJobs after it keep the "
-                  "jobset.sigs.k8s.io/job-global-index they have (Job m2-b-0: 4, by the new "
-                  "counts 2) and jobset.sigs.k8s.io/global-replicas 6 (now 4) until the JobSet "
-                  "restarts"));
+                  "jobset.sigs.k8s.io/job-global-index and jobset.sigs.k8s.io/job-group-index they "
+                  "have (Job m2-b-0: 4, by the new "
+                  "counts 2) until the JobSet restarts"));
+  }
+  SECTION("groups of their own: job-group-index does not shift with the global one") {
+    const auto grouped = [](int a) {
+      return MakeJobSet("g")
+          .ReplicatedJob(MakeReplicatedJob("a").Replicas(a).GroupName("x"))
+          .ReplicatedJob(MakeReplicatedJob("b").GroupName("y"))
+          .Obj();
+    };
+    CHECK(has(warnings(grouped(1), grouped(2)),
+              "replicatedJob \"a\" scaled up from 1 to 2: " + kShift +
+                  "Job g-a-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job g-b-0 already "
+                  "has and keeps until the JobSet restarts"));
   }
   SECTION("the last replicatedJob, or one followed by empty ones, shifts nothing") {
     CHECK(count_containing(warnings(m2(1, 1), m2(1, 3)), kShift) == 0);
@@ -86,6 +105,66 @@ TEST_CASE("A scale names the global indices it shifts", "[validation][scale_haza
       return m2_builder(a, 1).ManagedBy("kueue.x-k8s.io/multikueue").Obj();
     };
     CHECK(count_containing(warnings(managed(1), managed(2)), kShift) == 0);
+  }
+}
+
+// Upstream's labelAndAnnotateObject (pkg/controllers/jobset_controller.go, v0.12.0) writes
+// replicatedjob-replicas, global-replicas and group-replicas when constructJob makes a Job, and
+// nothing writes them again.
+TEST_CASE("A scale names the Jobs that keep stale replica counts", "[validation][scale_hazards]") {
+  SECTION("the last replicatedJob: its own count, and the sums of the JobSet and of its group") {
+    CHECK(warnings(m2(1, 1), m2(1, 3)) ==
+          std::vector<std::string>{
+              "replicatedJob \"b\" scaled up from 1 to 3: the JobSet controller will create Jobs "
+              "m2-b-1, m2-b-2",
+              "replicatedJob \"b\" scaled up from 1 to 3: " + kStale +
+                  "Job m2-b-0 keeps jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 3); Jobs "
+                  "m2-a-0, m2-b-0 keep jobset.sigs.k8s.io/global-replicas and "
+                  "jobset.sigs.k8s.io/group-replicas 2 (now 4)"});
+  }
+  SECTION("a few Jobs by name, then how many more") {
+    CHECK(has(warnings(m2(2, 5), m2(2, 4)),
+              "replicatedJob \"b\" scaled down from 5 to 4: " + kStale +
+                  "Jobs m2-b-0, m2-b-1, m2-b-2 and 2 more keep "
+                  "jobset.sigs.k8s.io/replicatedjob-replicas 5 (now 4); Jobs m2-a-0, m2-a-1, "
+                  "m2-b-0 and 4 more keep jobset.sigs.k8s.io/global-replicas and "
+                  "jobset.sigs.k8s.io/group-replicas 7 (now 6)"));
+  }
+  SECTION("groups: group-replicas of the scaled one's group only, each sum told once") {
+    const auto grouped = [](int a, int b, int c) {
+      return MakeJobSet("g")
+          .ReplicatedJob(MakeReplicatedJob("a").Replicas(a).GroupName("x"))
+          .ReplicatedJob(MakeReplicatedJob("b").Replicas(b).GroupName("y"))
+          .ReplicatedJob(MakeReplicatedJob("c").Replicas(c).GroupName("x"))
+          .Obj();
+    };
+    const auto all = warnings(grouped(1, 1, 2), grouped(2, 1, 1));
+    // a + 1 and c - 1: neither the JobSet's sum nor group x's moves.
+    CHECK(count_containing(all, "global-replicas") == 0);
+    CHECK(count_containing(all, "group-replicas") == 0);
+    CHECK(has(all, "replicatedJob \"a\" scaled up from 1 to 2: " + kStale +
+                       "Job g-a-0 keeps jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 2)"));
+    CHECK(
+        has(all, "replicatedJob \"c\" scaled down from 2 to 1: " + kStale +
+                     "Jobs g-c-0, g-c-1 keep jobset.sigs.k8s.io/replicatedjob-replicas 2 (now 1)"));
+    CHECK(has(warnings(grouped(1, 1, 2), grouped(1, 1, 3)),
+              "replicatedJob \"c\" scaled up from 2 to 3: " + kStale +
+                  "Jobs g-c-0, g-c-1 keep jobset.sigs.k8s.io/replicatedjob-replicas 2 (now 3); "
+                  "Jobs g-a-0, g-b-0, g-c-0 and 1 more keep jobset.sigs.k8s.io/global-replicas 4 "
+                  "(now 5); Jobs g-a-0, g-c-0, g-c-1 keep jobset.sigs.k8s.io/group-replicas 3 "
+                  "(now 4) (groupName x)"));
+  }
+  SECTION("a replicatedJob that had no Job: only the sums") {
+    CHECK(has(warnings(m2(0, 1), m2(2, 1)),
+              "replicatedJob \"a\" scaled up from 0 to 2: " + kStale +
+                  "Job m2-b-0 keeps jobset.sigs.k8s.io/global-replicas and "
+                  "jobset.sigs.k8s.io/group-replicas 1 (now 3)"));
+  }
+  SECTION("a JobSet that another controller manages: nothing about upstream's labels") {
+    const auto managed = [](int b) {
+      return m2_builder(1, b).ManagedBy("kueue.x-k8s.io/multikueue").Obj();
+    };
+    CHECK(count_containing(warnings(managed(1), managed(2)), kStale) == 0);
   }
 }
 
@@ -175,4 +254,72 @@ TEST_CASE("A scale of a running JobSet that Kueue admitted says it restarts",
             "no Workload, so Kueue suspends it and queues it again, stopping every Job, rather "
             "than resizing it"));
   CHECK(count_containing(warnings(queued(2, true), queued(3, true)), "Kueue") == 0);
+}
+
+// The policy's scaleHazards.deny turns a class of these warnings into a refusal at the replicas
+// it is about; the other classes stay warnings.
+TEST_CASE("The policy may refuse a class of scale hazards", "[validation][scale_hazards]") {
+  using jobset_webhook::ScaleHazard;
+  jobset_webhook::Policy policy;
+  policy.deny_scale_hazards = {ScaleHazard::kSuccessPolicy};
+  const auto all_of = [](int b) {
+    return m2_builder(1, b)
+        .SuccessPolicy({{"operator", "All"}, {"targetReplicatedJobs", {"b"}}})
+        .Obj();
+  };
+  const auto refused = v::validate_update(Parsed(all_of(2)), Parsed(all_of(0)), policy);
+  REQUIRE(refused.errors.size() == 1);
+  CHECK(refused.errors[0].to_string() ==
+        "spec.replicatedJobs[1].replicas: Forbidden: scaled down from 2 to 0: successPolicy All "
+        "now waits for 0 Jobs of its targetReplicatedJobs: the first Job of any replicatedJob that "
+        "succeeds completes the JobSet (upstream's executeSuccessPolicy); once Completed, its Jobs "
+        "still running are deleted; the policy refuses it (scaleHazards.deny: successPolicy)");
+  CHECK(refused.warnings.empty());
+  // A scale without that hazard keeps its warnings, the stale counts among them.
+  const auto allowed = warnings(all_of(2), all_of(3), policy);
+  CHECK(count_containing(allowed, kStale) == 1);
+  policy.deny_scale_hazards = {ScaleHazard::kStaleReplicaCounts, ScaleHazard::kGlobalIndex};
+  const auto both = v::validate_update(Parsed(m2(1, 1)), Parsed(m2(2, 1)), policy);
+  REQUIRE(both.errors.size() == 2);
+  CHECK(both.errors[0].to_string().rfind(
+            "spec.replicatedJobs[0].replicas: Forbidden: scaled up from 1 to 2: " + kShift, 0) ==
+        0);
+  CHECK(both.errors[1].to_string().find("(scaleHazards.deny: staleReplicaCounts)") !=
+        std::string::npos);
+}
+
+// Upstream's getChildJobs (pkg/controllers/jobset_controller.go, v0.12.0), with the RestartJob
+// gate: a Job's job-index must be below the length of getJobRestarts, its replicatedJob's
+// jobRestarts list or, while that is empty, `replicas` zeros.
+TEST_CASE("With the RestartJob gate a scale-down says the reconcile fails until the Jobs go",
+          "[validation][scale_hazards]") {
+  jobset_webhook::Policy gated;
+  gated.feature_gates.restart_job = true;
+  const std::string fails =
+      "with the RestartJob feature gate, upstream's JobSet controller fails every reconcile of "
+      "this JobSet with \"job index ";
+  SECTION("an empty list stands for the new count") {
+    CHECK(has(warnings(m2(1, 4), m2(1, 2), gated),
+              "replicatedJob \"b\" scaled down from 4 to 2: " + fails +
+                  "2 is out of bounds for replicated job b\" (getChildJobs: a Job's index must be "
+                  "below the length of its jobRestarts list, 2 here) until Jobs m2-b-2, m2-b-3 "
+                  "are deleted: meanwhile it updates no status and runs no success or failure "
+                  "policy"));
+    CHECK(count_containing(warnings(m2(1, 4), m2(1, 2)), fails) == 0);         // the gate off
+    CHECK(count_containing(warnings(m2(1, 2), m2(1, 4), gated), fails) == 0);  // a scale-up
+  }
+  SECTION("a list as long as the old count covers every Job that stays") {
+    const Json listed = with(m2(1, 4), "/status/replicatedJobsStatus",
+                             {{{"name", "b"}, {"jobRestarts", {0, 1, 0, 0}}}});
+    CHECK(count_containing(warnings(listed, m2(1, 2), gated), fails) == 0);
+    const Json shorter = with(m2(1, 4), "/status/replicatedJobsStatus",
+                              {{{"name", "b"}, {"jobRestarts", {0, 1, 0}}}});
+    gated.elastic.scale_down = jobset_webhook::Policy::ScaleDown::kController;
+    CHECK(has(warnings(shorter, m2(1, 1), gated),
+              "replicatedJob \"b\" scaled down from 4 to 1: " + fails +
+                  "3 is out of bounds for replicated job b\" (getChildJobs: a Job's index must be "
+                  "below the length of its jobRestarts list, 3 here) until Job m2-b-3 is deleted "
+                  "by the scale-down controller: meanwhile it updates no status and runs no "
+                  "success or failure policy"));
+  }
 }

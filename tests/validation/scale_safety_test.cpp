@@ -228,7 +228,13 @@ TEST_CASE("A scale of a JobSet managed elsewhere promises no Job", "[validation]
        managed(workers(2), "jobset.sigs.k8s.io/jobset-controller"),
        {},
        {"replicatedJob \"workers\" scaled up from 1 to 2: the JobSet controller will create Job "
-        "js-workers-1"}},
+        "js-workers-1",
+        "replicatedJob \"workers\" scaled up from 1 to 2: upstream's JobSet controller writes the "
+        "replica counts into the labels and annotations of a Job and its pods only when it "
+        "creates the Job, so until the JobSet restarts the Jobs that exist and their pods (and a "
+        "workload that reads the counts through the downward API) keep the old ones: Job "
+        "js-workers-0 keeps jobset.sigs.k8s.io/replicatedjob-replicas, "
+        "jobset.sigs.k8s.io/global-replicas and jobset.sigs.k8s.io/group-replicas 1 (now 2)"}},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {

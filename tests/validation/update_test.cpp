@@ -274,12 +274,21 @@ TEST_CASE("CEL-immutable spec fields report leaves with the CRD's message",
 namespace {
 
 // What scale_hazards says when rjob-0 goes from 1 to 0 before rjob-1 (scale_hazards_test.cpp).
-std::string shift_down_warning(const std::string& global_replicas) {
-  return "replicatedJob \"rjob-0\" scaled down from 1 to 0: upstream's JobSet controller labels a "
-         "Job once, when it creates it, with an index counted from the replicas before it: the "
-         "Jobs of the replicatedJobs after it keep the jobset.sigs.k8s.io/job-global-index they "
-         "have (Job js-rjob-1-0: 1, by the new counts 0) and jobset.sigs.k8s.io/global-replicas " +
-         global_replicas + " until the JobSet restarts";
+const std::string kShiftDown =
+    "replicatedJob \"rjob-0\" scaled down from 1 to 0: upstream's JobSet controller labels a Job "
+    "once, when it creates it, with an index counted from the replicas before it: the Jobs of the "
+    "replicatedJobs after it keep the jobset.sigs.k8s.io/job-global-index and "
+    "jobset.sigs.k8s.io/job-group-index they have (Job "
+    "js-rjob-1-0: 1, by the new counts 0) until the JobSet restarts";
+
+// What scale_hazards says of the replica counts the Jobs that exist keep in their labels.
+std::string stale(const std::string& head, const std::string& counts) {
+  return head +
+         "upstream's JobSet controller writes the replica counts into the labels and annotations "
+         "of a Job and its pods only when it creates the Job, so until the JobSet restarts the "
+         "Jobs that exist and their pods (and a workload that reads the counts through the "
+         "downward API) keep the old ones: " +
+         counts;
 }
 
 }  // namespace
@@ -296,7 +305,16 @@ TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]"
                                  "delete it to release its resources",
                                  "replicatedJob \"rjob-1\" scaled up from 1 to 5: the JobSet "
                                  "controller will create Jobs js-rjob-1-1 ... js-rjob-1-4 (4 Jobs)",
-                                 shift_down_warning("2 (now 5)"),
+                                 kShiftDown,
+                                 stale("replicatedJob \"rjob-0\" scaled down from 1 to 0: ",
+                                       "Job js-rjob-0-0 keeps "
+                                       "jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 0); Jobs "
+                                       "js-rjob-0-0, js-rjob-1-0 keep "
+                                       "jobset.sigs.k8s.io/global-replicas and "
+                                       "jobset.sigs.k8s.io/group-replicas 2 (now 5)"),
+                                 stale("replicatedJob \"rjob-1\" scaled up from 1 to 5: ",
+                                       "Job js-rjob-1-0 keeps "
+                                       "jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 5)"),
                              });
 }
 
@@ -315,7 +333,15 @@ TEST_CASE("With the scale-down controller installed, a scale-down warns that it 
             "delete Job js-rjob-0-0",
             "replicatedJob \"rjob-1\" scaled down from 4 to 2: the scale-down controller will "
             "delete Jobs js-rjob-1-2, js-rjob-1-3, highest index first",
-            shift_down_warning("5 (now 2)"),
+            kShiftDown,
+            stale("replicatedJob \"rjob-0\" scaled down from 1 to 0: ",
+                  "Job js-rjob-0-0 keeps jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 0); "
+                  "Jobs js-rjob-0-0, js-rjob-1-0, js-rjob-1-1 and 2 more keep "
+                  "jobset.sigs.k8s.io/global-replicas and jobset.sigs.k8s.io/group-replicas 5 "
+                  "(now 2)"),
+            stale("replicatedJob \"rjob-1\" scaled down from 4 to 2: ",
+                  "Jobs js-rjob-1-0, js-rjob-1-1, js-rjob-1-2 and 1 more keep "
+                  "jobset.sigs.k8s.io/replicatedjob-replicas 4 (now 2)"),
         });
 }
 
@@ -587,9 +613,13 @@ TEST_CASE("Replicas, quantities and integers read as the API server stores them"
             "Jobs js-rjob-0-1, js-rjob-0-2",
             "replicatedJob \"rjob-0\" scaled up from 1 to 3: upstream's JobSet controller labels "
             "a Job once, when it creates it, with an index counted from the replicas before it: "
-            "Job js-rjob-0-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job js-rjob-1-0 "
-            "already has; the Jobs that exist keep jobset.sigs.k8s.io/global-replicas 2 (now 4) "
-            "until the JobSet restarts"});
+            "Job js-rjob-0-1 gets jobset.sigs.k8s.io/job-global-index and "
+            "jobset.sigs.k8s.io/job-group-index 1, which Job js-rjob-1-0 "
+            "already has and keeps until the JobSet restarts",
+            stale("replicatedJob \"rjob-0\" scaled up from 1 to 3: ",
+                  "Job js-rjob-0-0 keeps jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 3); Jobs "
+                  "js-rjob-0-0, js-rjob-1-0 keep jobset.sigs.k8s.io/global-replicas and "
+                  "jobset.sigs.k8s.io/group-replicas 2 (now 4)")});
 }
 
 // Found by fuzz_update (corpus b6bd23cc2b04290a): two keys of invalid UTF-8 in spec.managedBy

@@ -30,6 +30,11 @@ struct ReplicasChange {
 std::string child_job_name(std::string_view jobset, std::string_view replicated_job,
                            std::int64_t index);
 
+// The Jobs of indices [first, last]: "Job js-w-2", "Jobs js-w-2, js-w-3", or past three
+// "Jobs js-w-2 ... js-w-9 (8 Jobs)".
+std::string job_run(std::string_view jobset, std::string_view replicated_job, std::int64_t first,
+                    std::int64_t last);
+
 // What each warning about one ReplicatedJob starts with: `replicatedJob "workers" scaled `, so
 // that a report can tell which ReplicatedJob a warning is about (and point at its replicas).
 std::string scale_warning_prefix(std::string_view replicated_job);

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +56,10 @@ type Cluster struct {
 	webhookDir  string // tls.crt, tls.key, ca.crt of jobset-webhook (and upstream's manager)
 	Webhooks    []*Webhook
 	jobsetPorts struct{ webhook, health int }
+	// jobsetManager is upstream's manager process; jobsetGates its feature gates (none: v0.12.0's
+	// defaults).
+	jobsetManager *proc
+	jobsetGates   map[string]bool
 	// ControllerMetrics is the port of the scale-down controller's /metrics (ScaleDown only).
 	ControllerMetrics int
 	timings           []string
@@ -612,9 +617,35 @@ func (c *Cluster) startJobSetManager() error {
 	return c.registerJobSetWebhooks()
 }
 
+// RestartJobSetManager stops upstream's manager and starts it again with these feature gates
+// (nil: the defaults), on new ports, its webhooks registered again with them. A case that needs
+// an alpha gate runs between two calls, the second with nil; cases run one at a time.
+func (c *Cluster) RestartJobSetManager(gates map[string]bool) error {
+	if c.jobsetManager != nil {
+		c.jobsetManager.stop(10 * time.Second)
+	}
+	c.jobsetGates = gates
+	return c.startJobSetManager()
+}
+
+// JobSetManagerLog is the log file of upstream's manager process running now.
+func (c *Cluster) JobSetManagerLog() string { return c.jobsetManager.log }
+
 func (c *Cluster) launchJobSetManager() (*proc, error) {
 	c.jobsetPorts.webhook = c.ports.take("127.0.0.1")
 	c.jobsetPorts.health = c.ports.take("127.0.0.1")
+	gates := ""
+	if len(c.jobsetGates) > 0 {
+		gates = "featureGates:\n"
+		names := make([]string, 0, len(c.jobsetGates))
+		for name := range c.jobsetGates {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			gates += fmt.Sprintf("  %s: %t\n", name, c.jobsetGates[name])
+		}
+	}
 	cfg := fmt.Sprintf(`apiVersion: config.jobset.x-k8s.io/v1alpha1
 kind: Configuration
 leaderElection:
@@ -630,16 +661,21 @@ metrics:
   certDir: %s
 health:
   healthProbeBindAddress: 127.0.0.1:%d
-`, c.jobsetPorts.webhook, c.webhookDir, c.webhookDir, c.jobsetPorts.health)
+%s`, c.jobsetPorts.webhook, c.webhookDir, c.webhookDir, c.jobsetPorts.health, gates)
 	cfgPath := c.path("manifests", "jobset-manager-config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		return nil, err
 	}
-	p, err := c.start("jobset-manager", filepath.Join(c.Bin, "jobset-manager"),
+	name := "jobset-manager"
+	if c.jobsetManager != nil { // a restart: the first log stays
+		name = fmt.Sprintf("jobset-manager-%d", time.Now().UnixNano()%1000000)
+	}
+	p, err := c.start(name, filepath.Join(c.Bin, "jobset-manager"),
 		"--config", cfgPath, "--kubeconfig", c.Kubeconfig, "--zap-log-level", "info")
 	if err != nil {
 		return nil, err
 	}
+	c.jobsetManager = p
 	return p, c.waitFor("jobset manager", p, 60*time.Second, func() error {
 		return httpGet(plainHTTP, fmt.Sprintf("http://127.0.0.1:%d/readyz", c.jobsetPorts.health))
 	})

@@ -12,16 +12,23 @@ package harness
 // alone and a deleted one goes at once.
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 )
 
-// A new Job of a replicatedJob with Jobs after it gets a job-global-index a Job already has;
-// the Jobs that exist keep global-replicas; check warns as the server does.
+// A new Job of a replicatedJob with Jobs after it gets a job-global-index (and, in one group, a
+// job-group-index) a Job already has; check warns as the server does.
 func TestScaleHazardGlobalIndex(t *testing.T) { run(t, hazardGlobalIndex) }
+
+// A scale of the last replicatedJob: the Jobs that exist and their pods keep the old
+// replicatedjob-replicas, global-replicas and group-replicas; the warning names them.
+func TestScaleHazardStaleReplicaLabels(t *testing.T) { run(t, hazardStaleReplicaLabels) }
 
 // successPolicy All: a shrink to what already succeeded completes the JobSet; upstream then
 // deletes its active Jobs, and a scale of the finished JobSet is refused.
@@ -202,6 +209,9 @@ func (t *T) jobLabels(ns, job string) map[string]string {
 const (
 	globalIndexLabel    = "jobset.sigs.k8s.io/job-global-index"
 	globalReplicasLabel = "jobset.sigs.k8s.io/global-replicas"
+	groupIndexLabel     = "jobset.sigs.k8s.io/job-group-index"
+	groupReplicasLabel  = "jobset.sigs.k8s.io/group-replicas"
+	rjobReplicasLabel   = "jobset.sigs.k8s.io/replicatedjob-replicas"
 )
 
 // hazardGlobalIndex: upstream's labelAndAnnotateObject (sigs.k8s.io/jobset v0.12.0,
@@ -209,7 +219,8 @@ const (
 // of the replicatedJobs before it) and globalReplicas (the sum of all replicas) into a Job's labels
 // once, in constructJob when it creates the Job, and never rewrites them. Scaling a from 1 to 2
 // in front of b(1): the new Job gi-a-1 is numbered 1 by the new counts, which is what gi-b-0 got
-// by the old ones; gi-a-0 and gi-b-0 keep global-replicas 2 while gi-a-1 says 3.
+// by the old ones (and job-group-index the same: one group); gi-a-0 and gi-b-0 keep
+// global-replicas 2 while gi-a-1 says 3.
 func hazardGlobalIndex(t *T) {
 	ns := t.Namespace("hazard")
 	old := jobSet("gi").suspend(false).replicatedJob(hazardJob("a", 1), hazardJob("b", 1))
@@ -220,16 +231,17 @@ func hazardGlobalIndex(t *T) {
 	}
 	want := `replicatedJob "a" scaled up from 1 to 2: upstream's JobSet controller labels a Job once, ` +
 		`when it creates it, with an index counted from the replicas before it: Job gi-a-1 gets ` +
-		`jobset.sigs.k8s.io/job-global-index 1, which Job gi-b-0 already has; the Jobs that exist keep ` +
-		`jobset.sigs.k8s.io/global-replicas 2 (now 3) until the JobSet restarts`
+		`jobset.sigs.k8s.io/job-global-index and jobset.sigs.k8s.io/job-group-index 1, which Job gi-b-0 already has and keeps until the JobSet restarts`
 	hasWarning(t, r.Err, want)
 	t.WaitJobs(ns, "gi", []string{"gi-a-0", "gi-a-1", "gi-b-0"}, 60*time.Second)
 
 	// Pinned: upstream labels the new Job by the new counts and leaves the others as they were.
 	a0, a1, b0 := t.jobLabels(ns, "gi-a-0"), t.jobLabels(ns, "gi-a-1"), t.jobLabels(ns, "gi-b-0")
-	if a1[globalIndexLabel] != "1" || b0[globalIndexLabel] != "1" {
-		t.Errorf("%s: gi-a-1 %q, gi-b-0 %q; want both \"1\" (the collision the warning names)",
-			globalIndexLabel, a1[globalIndexLabel], b0[globalIndexLabel])
+	for _, label := range []string{globalIndexLabel, groupIndexLabel} { // one group: the same
+		if a1[label] != "1" || b0[label] != "1" {
+			t.Errorf("%s: gi-a-1 %q, gi-b-0 %q; want both \"1\" (the collision the warning names)",
+				label, a1[label], b0[label])
+		}
 	}
 	if a0[globalReplicasLabel] != "2" || b0[globalReplicasLabel] != "2" || a1[globalReplicasLabel] != "3" {
 		t.Errorf("%s: gi-a-0 %q, gi-b-0 %q, gi-a-1 %q; want 2, 2 (stale) and 3",
@@ -260,6 +272,68 @@ func hazardGlobalIndex(t *T) {
 		t.Errorf("warnings differ\nserver (kubectl):\n  %s\ncheck:\n  %s",
 			strings.Join(server, "\n  "), strings.Join(offline, "\n  "))
 	}
+}
+
+// podLabels are the labels of the one Pod of Job job.
+func (t *T) podLabels(ns, job string) map[string]string {
+	t.Helper()
+	labels := map[string]string{}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		var list map[string]any
+		out := t.Kubectl("get", "pods", "-n", ns, "-l", "batch.kubernetes.io/job-name="+job, "-o", "json")
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatalf("%v", err)
+		}
+		if items, _ := at(list, "items").([]any); len(items) == 1 {
+			m, _ := at(items[0], "metadata", "labels").(map[string]any)
+			for k, v := range m {
+				labels[k], _ = v.(string)
+			}
+			return labels
+		}
+	}
+	t.Fatalf("Job %s has not exactly one Pod after 30s", job)
+	return nil
+}
+
+// hazardStaleReplicaLabels: upstream's labelAndAnnotateObject (sigs.k8s.io/jobset v0.12.0,
+// pkg/controllers/jobset_controller.go) writes replicatedjob-replicas (rjob.Replicas),
+// global-replicas (globalReplicas) and group-replicas (groupReplicas) into the labels and
+// annotations of a Job and of its pod template, called by constructJob when the Job is created
+// only; nothing rewrites them. Scaling b, the last replicatedJob, from 2 to 3 shifts no index, yet
+// sl-b-0, sl-b-1, sl-a-0 and their Pods keep the old counts, which a workload reading its world
+// size through the downward API would read; the new sl-b-2 carries the new ones.
+func hazardStaleReplicaLabels(t *T) {
+	ns := t.Namespace("hazard")
+	yaml := jobSet("sl").suspend(false).replicatedJob(hazardJob("a", 1), hazardJob("b", 2)).yaml()
+	t.createJobSet(ns, "sl", yaml, "sl-a-0", "sl-b-0", "sl-b-1")
+	r := t.scaleAt(ns, "sl", 1, 3)
+	if !r.OK {
+		t.Fatalf("scale of b to 3 refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "b" scaled up from 2 to 3: upstream's JobSet controller writes the replica `+
+		`counts into the labels and annotations of a Job and its pods only when it creates the Job, so until the `+
+		`JobSet restarts the Jobs that exist and their pods (and a workload that reads the counts through the `+
+		`downward API) keep the old ones: Jobs sl-b-0, sl-b-1 keep jobset.sigs.k8s.io/replicatedjob-replicas 2 `+
+		`(now 3); Jobs sl-a-0, sl-b-0, sl-b-1 keep jobset.sigs.k8s.io/global-replicas and `+
+		`jobset.sigs.k8s.io/group-replicas 3 (now 4)`)
+	t.WaitJobs(ns, "sl", []string{"sl-a-0", "sl-b-0", "sl-b-1", "sl-b-2"}, 60*time.Second)
+
+	// Pinned: the Jobs and Pods that existed keep the old counts, the new Job and its Pod have
+	// the new ones.
+	want := map[string][3]string{ // replicatedjob-replicas, global-replicas, group-replicas
+		"sl-a-0": {"1", "3", "3"}, "sl-b-0": {"2", "3", "3"}, "sl-b-1": {"2", "3", "3"}, "sl-b-2": {"3", "4", "4"},
+	}
+	for _, job := range []string{"sl-a-0", "sl-b-0", "sl-b-1", "sl-b-2"} {
+		for kind, labels := range map[string]map[string]string{"Job": t.jobLabels(ns, job), "its Pod": t.podLabels(ns, job)} {
+			got := [3]string{labels[rjobReplicasLabel], labels[globalReplicasLabel], labels[groupReplicasLabel]}
+			if got != want[job] {
+				t.Errorf("%s %s: replicatedjob-replicas, global-replicas, group-replicas %q, want %q",
+					job, kind, got, want[job])
+			}
+		}
+	}
+	t.Logf("upstream v0.12.0 left sl-a-0, sl-b-0, sl-b-1 and their Pods at global-replicas 3, labelled sl-b-2 with 4")
 }
 
 // successJobSet: driver(1) and workers(n), successPolicy All over workers only.
@@ -555,4 +629,109 @@ func hazardManagedBy(t *T) {
 			t.Fatalf("upstream created Jobs %v of a JobSet managed by another controller", got)
 		}
 	}
+}
+
+// The RestartJob rows, with upstream's manager restarted with its alpha gate RestartJob for this
+// case only: with the gate for every case, the scale-down cases would see upstream's reconcile
+// fail instead of what they pin (the first part below).
+func TestScaleHazardRestartJob(t *testing.T) { run(t, hazardRestartJob) }
+
+// scaledJSON is the stored JobSet obj with spec.replicatedJobs[index].replicas set, as JSON
+// (which check reads as YAML); its status stays the old one's.
+func scaledJSON(obj map[string]any, index, replicas int) string {
+	var c map[string]any
+	b, _ := json.Marshal(obj)
+	json.Unmarshal(b, &c)
+	at(c, "spec", "replicatedJobs", index).(map[string]any)["replicas"] = replicas
+	out, _ := json.Marshal(c)
+	return string(out)
+}
+
+// managerLogged waits until the log of upstream's manager running now holds want.
+func (t *T) managerLogged(want string) {
+	t.Helper()
+	var b []byte
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if b, _ = os.ReadFile(t.c.JobSetManagerLog()); strings.Contains(string(b), want) {
+			return
+		}
+	}
+	t.Errorf("upstream's manager did not log %q within 30s (log %s)", want, t.c.JobSetManagerLog())
+}
+
+// hazardRestartJob: with the gate, upstream v0.12.0 labels every Job with job-restart-attempt
+// (labelAndAnnotateObject, pkg/controllers/jobset_controller.go), reading
+// getJobRestarts(js, rjob)[jobIdx] (pkg/controllers/failure_policy.go): the replicatedJob's
+// status.replicatedJobsStatus[].jobRestarts, or `replicas` zeros while it is empty. getChildJobs
+// looks every labelled Job up there by its job-index and fails the reconcile with "job index N is
+// out of bounds for replicated job R" past the end. The harness's serve runs without the gate in
+// its policy, as upstream's default, so the webhook's answer with featureGates.RestartJob is
+// check's, on the stored objects: the same decision core.
+func hazardRestartJob(t *T) {
+	if err := t.c.RestartJobSetManager(map[string]bool{"RestartJob": true}); err != nil {
+		t.Fatalf("upstream's manager with RestartJob: %v", err)
+	}
+	defer func() {
+		if err := t.c.RestartJobSetManager(nil); err != nil {
+			t.Errorf("upstream's manager without gates again: %v", err)
+		}
+	}()
+	gated := filepath.Join(t.c.Work, "policy-restart-job.yaml")
+	if err := os.WriteFile(gated, []byte("featureGates:\n  RestartJob: true\n"), 0o644); err != nil {
+		t.Fatalf("%v", err)
+	}
+	ns := t.Namespace("hazard")
+
+	// A scale-down: the Jobs above the count fail every reconcile; a Job below it that goes is
+	// not created again until they are gone.
+	t.createJobSet(ns, "rd", jobSet("rd").suspend(false).replicatedJob(hazardJob("w", 3)).yaml(),
+		"rd-w-0", "rd-w-1", "rd-w-2")
+	if got := t.jobLabels(ns, "rd-w-2")["jobset.sigs.k8s.io/job-restart-attempt"]; got != "0" {
+		t.Fatalf("rd-w-2's job-restart-attempt %q: upstream's manager runs without the gate", got)
+	}
+	stored := t.Get(ns, "jobset", "rd")
+	if r := t.scaleAt(ns, "rd", 0, 2); !r.OK {
+		t.Fatalf("scale of w to 2 refused: %s", r.Err)
+	}
+	code, out := checkPredicts(t, scaledJSON(stored, 0, 3), scaledJSON(stored, 0, 2), "--config", gated)
+	t.Logf("check --config (RestartJob: true): exit %d: %s", code, out)
+	contains(t, "check's warning", out, `warning: replicatedJob "w" scaled down from 3 to 2: with the RestartJob `+
+		`feature gate, upstream's JobSet controller fails every reconcile of this JobSet with "job index 2 is out of `+
+		`bounds for replicated job w" (getChildJobs: a Job's index must be below the length of its jobRestarts `+
+		`list, 2 here) until Job rd-w-2 is deleted: meanwhile it updates no status and runs no success or failure policy`)
+	t.managerLogged("job index 2 is out of bounds for replicated job w")
+	t.Kubectl("delete", "job", "-n", ns, "rd-w-0", "--wait=true")
+	t.absentFor(ns, "rd", "rd-w-0", 8*time.Second)
+	t.Kubectl("delete", "job", "-n", ns, "rd-w-2")
+	t.WaitJobs(ns, "rd", []string{"rd-w-0", "rd-w-1"}, 60*time.Second)
+	t.Logf("upstream v0.12.0 (RestartJob) created rd-w-0 again only once rd-w-2, above the count, was gone")
+
+	// A scale-up past a populated jobRestarts: labelAndAnnotateObject indexes it past its end, a
+	// panic that controller-runtime recovers on every reconcile. The list is written as upstream's
+	// failurePolicyRecreateJob leaves it after a RestartJob action; upstream keeps it
+	// (calculateReplicatedJobStatuses).
+	t.createJobSet(ns, "ru", jobSet("ru").suspend(false).replicatedJob(hazardJob("w", 2)).yaml(), "ru-w-0", "ru-w-1")
+	status := `{"status":{"replicatedJobsStatus":[{"name":"w","ready":0,"succeeded":0,"failed":0,"active":2,` +
+		`"suspended":0,"jobRestarts":[0,0],"jobRestartsCountTowardsMax":[0,0]}]}}`
+	t.Kubectl("patch", "jobset", "-n", ns, "ru", "--subresource=status", "--type=merge", "-p", status)
+	t.settle(ns, "ru")
+	stored = t.Get(ns, "jobset", "ru")
+	if got := at(stored, "status", "replicatedJobsStatus", 0, "jobRestarts"); fmt.Sprint(got) != "[0 0]" {
+		t.Fatalf("jobRestarts after upstream's reconcile: %v, want [0 0]", got)
+	}
+	code, out = checkPredicts(t, scaledJSON(stored, 0, 2), scaledJSON(stored, 0, 3), "--config", gated)
+	t.Logf("check --config (RestartJob: true): exit %d: %s", code, out)
+	if code != 1 {
+		t.Errorf("check exits %d, want 1 (refused)", code)
+	}
+	contains(t, "check's refusal", out, `spec.replicatedJobs[0].replicas: Invalid value: 3: job index 2 is out of `+
+		`bounds for replicated job w: status.replicatedJobsStatus[0].jobRestarts has 2 entries, which the JobSet `+
+		`controller (RestartJob feature gate) reads by job index and never lengthens; keep replicas at most 2`)
+	// The harness's serve, without the gate in its policy, allows it: what upstream then does.
+	if r := t.scaleAt(ns, "ru", 0, 3); !r.OK {
+		t.Fatalf("scale of w to 3 refused without the gate in the policy: %s", r.Err)
+	}
+	t.managerLogged("index out of range [2] with length 2")
+	t.absentFor(ns, "ru", "ru-w-2", 8*time.Second)
+	t.Logf("upstream v0.12.0 (RestartJob) never created ru-w-2: its reconcile panics on jobRestarts[2]")
 }
