@@ -96,7 +96,8 @@ Outcome Reconciler::reconcile(const std::string& key) {
         });
     if (next == plan.deletions.end()) {
       stop_waiting(key);
-      if (notice && notice->next_deadline) {
+      // A Job or Pod not told yet is tried again with back-off, not only at the deadline.
+      if (notice && notice->next_deadline && !notice_failed) {
         // A little past the deadline, so that the pass finds it reached.
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             *notice->next_deadline - env_.wall_now());

@@ -403,3 +403,18 @@ TEST_CASE("A notice written against a JobSet changed since its read is planned a
   CHECK(w.events("Normal").size() == 1);  // the Event of the write that went through
   CHECK(w.deleted().empty());
 }
+
+TEST_CASE("A Pod the notice cannot be written to is tried again with back-off, nothing deleted",
+          "[controller][reconciler][notice]") {
+  NoticedWorld w;
+  const std::string pod0 = pod_path("js-workers-0-0-abcde");
+  w.api.failures["PATCH " + pod0] = jobset_webhook::kube::api_error(500, "etcd timeout");
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kRetry);
+  CHECK(annotation(w.api.objects[pod_path("js-workers-1-0-abcde")], kNoticeLeavingKey) == "2,3");
+  w.api.failures.clear();
+  w.wall += 1s;
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  CHECK(annotation(w.api.objects[pod0], kNoticeLeavingKey) == "2,3");
+  CHECK(w.deleted().empty());
+  CHECK(w.events("Normal").size() == 1);
+}
