@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "jobset_webhook/scale_down_notice.h"
+
 namespace jobset_webhook {
 namespace {
 
@@ -23,21 +25,22 @@ std::string shown(const Json& value) {
 // One boolean switch of a section: its key in the file and where it lands.
 using Switch = std::pair<const char*, bool*>;
 
-std::string known_keys(const std::vector<Switch>& switches, const char* extra) {
+std::string known_keys(const std::vector<Switch>& switches,
+                       const std::vector<const char*>& extras) {
   std::string out;
   for (const auto& [k, target] : switches) {
     if (!out.empty()) out += ", ";
     out += k;
   }
-  if (extra != nullptr) out += std::string(", ") + extra;
+  for (const char* extra : extras) out += std::string(", ") + extra;
   return out;
 }
 
 // Reads a mapping of booleans into the switches; null keeps every default.
-// `extra` names one more key of the section, read by the caller (not a boolean).
+// `extras` name more keys of the section, read by the caller (not booleans).
 std::optional<Failure> read_switches(const std::string& section, const Json& value,
                                      const std::vector<Switch>& switches,
-                                     const char* extra = nullptr) {
+                                     const std::vector<const char*>& extras = {}) {
   if (value.is_null()) return std::nullopt;
   if (!value.is_object()) return policy_error(section, "must be a mapping, got " + shown(value));
   for (const auto& [name, flag] : value.items()) {
@@ -45,10 +48,12 @@ std::optional<Failure> read_switches(const std::string& section, const Json& val
     for (const auto& [k, t] : switches) {
       if (name == k) target = t;
     }
-    if (extra != nullptr && name == extra) continue;
+    bool is_extra = false;
+    for (const char* extra : extras) is_extra = is_extra || name == extra;
+    if (is_extra) continue;
     if (target == nullptr) {
       return policy_error(section + "." + name,
-                          "unknown key (known: " + known_keys(switches, extra) + ")");
+                          "unknown key (known: " + known_keys(switches, extras) + ")");
     }
     if (!flag.is_boolean())
       return policy_error(section + "." + name, "must be a boolean, got " + shown(flag));
@@ -98,7 +103,7 @@ Result<Policy> parse_policy(const Json& document) {
       problem = read_switches(
           key, value,
           {{"replicas", &policy.elastic.replicas}, {"parallelism", &policy.elastic.parallelism}},
-          "scaleDown");
+          {"scaleDown", "scaleDownNoticeSeconds"});
       if (!problem && value.is_object() && value.contains("scaleDown")) {
         const Json& scale_down = value["scaleDown"];
         if (scale_down == "controller") {
@@ -108,6 +113,17 @@ Result<Policy> parse_policy(const Json& document) {
         } else {
           problem = policy_error("elastic.scaleDown",
                                  "must be \"controller\" or \"manual\", got " + shown(scale_down));
+        }
+      }
+      if (!problem && value.is_object() && value.contains("scaleDownNoticeSeconds")) {
+        const Json& notice = value["scaleDownNoticeSeconds"];
+        if (notice.is_number_integer() && notice.get<std::int64_t>() >= 0 &&
+            notice.get<std::int64_t>() <= kMaxNoticeSeconds) {
+          policy.elastic.scale_down_notice_seconds = notice.get<std::int64_t>();
+        } else if (!notice.is_null()) {
+          problem = policy_error("elastic.scaleDownNoticeSeconds",
+                                 "must be an integer from 0 to " +
+                                     std::to_string(kMaxNoticeSeconds) + ", got " + shown(notice));
         }
       }
     } else if (key == "featureGates") {

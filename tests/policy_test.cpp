@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "jobset_webhook/scale_down_notice.h"
+
 using jobset_webhook::Json;
 using jobset_webhook::parse_policy;
 
@@ -55,6 +57,31 @@ TEST_CASE("scaleHazards.deny names the scale warnings refused instead", "[policy
   CHECK(parse_policy(Json::parse(R"({"scaleHazards": {"deny": null}})")).ok());
 }
 
+TEST_CASE("elastic.scaleDownNoticeSeconds is the default scale-down notice, none when absent",
+          "[policy]") {
+  CHECK(parse_policy(Json(nullptr)).value().elastic.scale_down_notice_seconds == 0);
+  const auto p = parse_policy(Json::parse(R"({"elastic": {"scaleDownNoticeSeconds": 300}})"));
+  REQUIRE(p.ok());
+  CHECK(p.value().elastic.scale_down_notice_seconds == 300);
+}
+
+TEST_CASE("A notice period is whole seconds, printed as Go prints a duration", "[policy]") {
+  using jobset_webhook::notice_text;
+  using jobset_webhook::parse_notice_seconds;
+  CHECK(parse_notice_seconds("0") == 0);
+  CHECK(parse_notice_seconds("20") == 20);
+  CHECK(parse_notice_seconds("604800") == 604800);
+  for (const char* bad : {"", "5m", "-1", " 30", "604801", "1e3", "99999999"}) {
+    DYNAMIC_SECTION("\"" << bad << "\"") { CHECK_FALSE(parse_notice_seconds(bad).has_value()); }
+  }
+  CHECK(notice_text(0) == "0s");
+  CHECK(notice_text(20) == "20s");
+  CHECK(notice_text(90) == "1m30s");
+  CHECK(notice_text(300) == "5m");
+  CHECK(notice_text(5400) == "1h30m");
+  CHECK(notice_text(3601) == "1h1s");
+}
+
 TEST_CASE("Policy switches are read", "[policy]") {
   const auto p =
       parse_policy(Json::parse(R"({"elastic": {"replicas": false, "parallelism": true}})"));
@@ -80,11 +107,16 @@ TEST_CASE("Unknown policy keys and wrong types are errors that name the key", "[
       {"unknown scaleHazards key", R"({"scaleHazards": {"warn": []}})",
        "policy: scaleHazards.warn: unknown key (known: deny)"},
       {"unknown nested key", R"({"elastic": {"replica": true}})",
-       "policy: elastic.replica: unknown key (known: replicas, parallelism, scaleDown)"},
+       "policy: elastic.replica: unknown key (known: replicas, parallelism, scaleDown, "
+       "scaleDownNoticeSeconds)"},
       {"scaleDown not a choice", R"({"elastic": {"scaleDown": "auto"}})",
        R"(policy: elastic.scaleDown: must be "controller" or "manual", got "auto")"},
       {"scaleDown not a string", R"({"elastic": {"scaleDown": true}})",
        R"(policy: elastic.scaleDown: must be "controller" or "manual", got true)"},
+      {"notice in Go's duration form", R"({"elastic": {"scaleDownNoticeSeconds": "5m"}})",
+       R"(policy: elastic.scaleDownNoticeSeconds: must be an integer from 0 to 604800, got "5m")"},
+      {"negative notice", R"({"elastic": {"scaleDownNoticeSeconds": -1}})",
+       "policy: elastic.scaleDownNoticeSeconds: must be an integer from 0 to 604800, got -1"},
       {"wrong type", R"({"elastic": {"replicas": "yes"}})",
        R"(policy: elastic.replicas: must be a boolean, got "yes")"},
       {"not a mapping", R"([1])", "policy: <root>: must be a mapping, got [1]"},

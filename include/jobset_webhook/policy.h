@@ -7,6 +7,8 @@
 //     parallelism: false  # upstream's ElasticJobSet rules for parallelism/completions (default false)
 //     scaleDown: manual   # who deletes the Jobs above a lowered replicas: "manual" (the user;
 //                         # default) or "controller" (the scale-down controller is installed)
+//     scaleDownNoticeSeconds: 0  # the scale-down notice of JobSets without their own annotation
+//                                # (scale_down_notice.h); 0, the default: none
 //   featureGates:         # upstream JobSet's alpha feature gates that change CREATE validation
 //     InPlaceRestart: false  # allow failurePolicy.restartStrategy InPlaceRestart (default false)
 //     RestartJob: false      # allow failure-policy actions RestartJob[AndIgnoreMaxRestarts] (default false)
@@ -15,6 +17,8 @@
 
 #include <string_view>
 #include <vector>
+
+#include <cstdint>
 
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/result.h"
@@ -58,6 +62,7 @@ struct Policy {
     bool replicas = true;
     bool parallelism = false;
     ScaleDown scale_down = ScaleDown::kManual;
+    std::int64_t scale_down_notice_seconds = 0;
   };
   // Upstream's feature gates, with upstream v0.12.0's defaults (both alpha, off).
   struct FeatureGates {

@@ -1,7 +1,9 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <string>
 
+#include "documents.h"
 #include "flags_internal.h"
 #include "jobset_webhook/cli/commands.h"
 #include "jobset_webhook/controller/scale_down_controller.h"
@@ -9,10 +11,18 @@
 
 namespace jobset_webhook::cli {
 
-int scale_down_controller(const controller::ControllerOptions& options) {
+int scale_down_controller(controller::ControllerOptions options, const std::string& config) {
   if (options.lease.renew_deadline >= options.lease.lease_duration) {
     std::cerr << "--renew-deadline must be shorter than --lease-duration\n";
     return kExitUnusableInput;
+  }
+  if (!config.empty()) {
+    auto policy = load_policy_file(config);
+    if (!policy.ok()) {
+      std::cerr << policy.failure().message << "\n";
+      return kExitUnusableInput;
+    }
+    options.default_notice_seconds = policy.value().elastic.scale_down_notice_seconds;
   }
   const runtime::Log log(
       runtime::parse_log_level(options.log_level).value_or(runtime::LogLevel::kInfo), {},
@@ -22,6 +32,7 @@ int scale_down_controller(const controller::ControllerOptions& options) {
 
 Command add_scale_down_controller_command(CLI::App& app) {
   auto options = std::make_shared<controller::ControllerOptions>();
+  auto config = std::make_shared<std::string>();
   controller::ControllerOptions& o = *options;
   auto* cmd = app.add_subcommand(
       "scale-down-controller",
@@ -55,12 +66,15 @@ Command add_scale_down_controller_command(CLI::App& app) {
          "--retry-period", [&o](int s) { o.lease.retry_period = std::chrono::seconds(s); },
          "Seconds between Lease reads and renewals (default 2)")
       ->check(CLI::Range(1, 600));
+  cmd->add_option("--config", *config,
+                  "The policy file (serve's): its elastic.scaleDownNoticeSeconds is the scale-down "
+                  "notice of JobSets without their own annotation (default: none)");
   add_log_flags(cmd, o.log_level, o.log_format);
   cmd->add_option("--watch-timeout", o.watch_timeout_seconds,
                   "Seconds a watch runs before it is started again (timeoutSeconds)")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
-  return {cmd, [options] { return scale_down_controller(*options); }};
+  return {cmd, [options, config] { return scale_down_controller(*options, *config); }};
 }
 
 }  // namespace jobset_webhook::cli

@@ -1,9 +1,21 @@
 #include "controller_metrics.h"
 
+#include <algorithm>
+
 #include "jobset_webhook/metrics/exposition.h"
 #include "jobset_webhook/metrics/process.h"
 
 namespace jobset_webhook::controller {
+
+void ControllerMetrics::set_notices(const std::string& key, int in_progress,
+                                    std::optional<std::chrono::system_clock::time_point> deadline) {
+  std::lock_guard lock(notices_mu_);
+  if (in_progress == 0) {
+    notices_.erase(key);
+  } else {
+    notices_[key] = {in_progress, deadline};
+  }
+}
 
 std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t job_lists) const {
   metrics::Exposition out;
@@ -30,6 +42,28 @@ std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t jo
   for (int r = 1; r < kWaitReasons; ++r) {
     out.sample("jobset_scale_down_waiting_jobsets",
                {{"reason", to_string(static_cast<WaitReason>(r))}}, waiting[r].load());
+  }
+  {
+    std::lock_guard lock(notices_mu_);
+    std::int64_t in_progress = 0;
+    std::optional<std::chrono::system_clock::time_point> next;
+    for (const auto& [key, n] : notices_) {
+      in_progress += n.in_progress;
+      if (n.deadline && (!next || *n.deadline < *next)) next = n.deadline;
+    }
+    out.family("jobset_scale_down_notices", "gauge",
+               "ReplicatedJobs with a scale-down notice in progress (announced, Jobs not yet "
+               "deleted)");
+    out.sample("jobset_scale_down_notices", {}, in_progress);
+    out.family("jobset_scale_down_notice_deadline_seconds", "gauge",
+               "Seconds until the earliest scale-down notice deadline still ahead; absent when "
+               "none is");
+    if (next) {
+      const auto left = std::chrono::duration_cast<std::chrono::seconds>(
+          *next - std::chrono::system_clock::now());
+      out.sample("jobset_scale_down_notice_deadline_seconds", {},
+                 static_cast<std::int64_t>(std::max<std::int64_t>(left.count(), 0)));
+    }
   }
   out.family("jobset_scale_down_lists_total", "counter",
              "Full lists of a watched collection (start, and relists after 410 Gone)");

@@ -4,7 +4,11 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "jobset_webhook/metrics/histogram.h"
@@ -23,8 +27,21 @@ struct ControllerMetrics {
   std::array<std::atomic<std::int64_t>, kWaitReasons> waiting{};
   metrics::Histogram reconcile_duration{metrics::fine_buckets()};
 
+  // The scale-down notices of the JobSet of `key`: how many of its ReplicatedJobs have one, and
+  // the earliest deadline still ahead. 0 forgets the JobSet.
+  void set_notices(const std::string& key, int in_progress,
+                   std::optional<std::chrono::system_clock::time_point> deadline);
+
   // The exposition of /metrics: these, the lists of each watch, and the process's own.
   std::string text(std::uint64_t jobset_lists, std::uint64_t job_lists) const;
+
+ private:
+  struct Notices {
+    int in_progress = 0;
+    std::optional<std::chrono::system_clock::time_point> deadline;
+  };
+  mutable std::mutex notices_mu_;
+  std::map<std::string, Notices> notices_;  // JobSet key -> its notices; under notices_mu_
 };
 
 }  // namespace jobset_webhook::controller

@@ -1,4 +1,6 @@
 #include "object_cache.h"
+
+#include "plan_notice.h"
 #include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::controller {
@@ -15,7 +17,18 @@ Json trim_for_cache(Json object) {
   if (!object.is_object()) return object;
   if (const auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
     meta->erase("managedFields");
-    meta->erase("annotations");
+    // The notice's own annotations stay: plan_notice compares them with what they must be.
+    if (const auto a = meta->find("annotations"); a != meta->end() && a->is_object()) {
+      Json kept = Json::object();
+      for (const auto& [k, v] : a->items()) {
+        if (k.rfind(kNoticeAnnotationPrefix, 0) == 0) kept[k] = v;
+      }
+      if (kept.empty()) {
+        meta->erase("annotations");
+      } else {
+        *a = std::move(kept);
+      }
+    }
   }
   const auto spec = object.find("spec");
   if (spec == object.end() || !spec->is_object()) return object;

@@ -22,7 +22,7 @@ std::string label(const Json& obj, const char* key);
 std::string key_of(const std::string& ns, const std::string& name);
 
 // What the cache keeps of a watched object: everything but metadata.managedFields,
-// metadata.annotations and the pod templates (a Job's spec.template, a JobSet's
+// metadata.annotations other than the notice's (plan_notice.h) and the pod templates (a Job's spec.template, a JobSet's
 // spec.replicatedJobs[].template), which no plan reads and which are most of an object's size,
 // as client-go's informers drop managedFields with a transform. Never throws.
 Json trim_for_cache(Json object);

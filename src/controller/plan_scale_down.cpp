@@ -9,41 +9,6 @@
 namespace jobset_webhook::controller {
 namespace {
 
-// A label value as upstream writes it (strconv.Itoa of a non-negative int): digits only.
-std::optional<std::int64_t> label_integer(const Json* labels, std::string_view key) {
-  const std::string s = string_at(labels, key);
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  std::int64_t n = 0;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  return n;
-}
-
-bool condition_true(const Json* status, std::string_view type) {
-  const Json* conditions = member(status, "conditions");
-  if (conditions == nullptr || !conditions->is_array()) return false;
-  for (const auto& c : *conditions) {
-    if (string_at(&c, "type") == type && string_at(&c, "status") == "True") return true;
-  }
-  return false;
-}
-
-// Upstream's metav1.GetControllerOf(job) is this JobSet (SetupJobSetIndexes checks the same
-// apiVersion and kind before indexing a Job under its owner's UID).
-bool controlled_by(const Json& job, const std::string& jobset_uid) {
-  const Json* refs = member(member(&job, "metadata"), "ownerReferences");
-  if (refs == nullptr || !refs->is_array()) return false;
-  for (const auto& ref : *refs) {
-    const Json* controller = member(&ref, "controller");
-    if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
-    return string_at(&ref, "apiVersion") == "jobset.x-k8s.io/v1alpha2" &&
-           string_at(&ref, "kind") == "JobSet" && string_at(&ref, "uid") == jobset_uid;
-  }
-  return false;
-}
-
 // Foreground deletion keeps the Job, with its Complete/Failed conditions, visible to upstream
 // until the garbage collector has deleted its Pods. The Job controller counts each Pod deleted
 // before it finished as failed (isPodFailed: "Count deleted Pods as failures") and sets the
@@ -91,6 +56,41 @@ struct Candidate {
 };
 
 }  // namespace
+
+// A label value as upstream writes it (strconv.Itoa of a non-negative int): digits only.
+std::optional<std::int64_t> label_integer(const Json* labels, std::string_view key) {
+  const std::string s = string_at(labels, key);
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  std::int64_t n = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+bool condition_true(const Json* status, std::string_view type) {
+  const Json* conditions = member(status, "conditions");
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  for (const auto& c : *conditions) {
+    if (string_at(&c, "type") == type && string_at(&c, "status") == "True") return true;
+  }
+  return false;
+}
+
+// Upstream's metav1.GetControllerOf(job) is this JobSet (SetupJobSetIndexes checks the same
+// apiVersion and kind before indexing a Job under its owner's UID).
+bool controlled_by(const Json& job, const std::string& jobset_uid) {
+  const Json* refs = member(member(&job, "metadata"), "ownerReferences");
+  if (refs == nullptr || !refs->is_array()) return false;
+  for (const auto& ref : *refs) {
+    const Json* controller = member(&ref, "controller");
+    if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
+    return string_at(&ref, "apiVersion") == "jobset.x-k8s.io/v1alpha2" &&
+           string_at(&ref, "kind") == "JobSet" && string_at(&ref, "uid") == jobset_uid;
+  }
+  return false;
+}
 
 const char* to_string(Propagation p) {
   return p == Propagation::kForeground ? "Foreground" : "Background";

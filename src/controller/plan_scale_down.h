@@ -25,7 +25,9 @@
 //   Terminating on a lost node) must not hold back a scale-down of the current attempt.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jobset_webhook/json.h"
@@ -44,6 +46,13 @@ inline constexpr const char* kJobRestartAttemptKey = "jobset.sigs.k8s.io/job-res
 inline constexpr const char* kJobSetControllerName = "jobset.sigs.k8s.io/jobset-controller";
 
 enum class Propagation { kForeground, kBackground };
+
+// A label value as upstream writes it (strconv.Itoa of a non-negative int): digits only.
+std::optional<std::int64_t> label_integer(const Json* labels, std::string_view key);
+// status.conditions has `type` with status "True".
+bool condition_true(const Json* status, std::string_view type);
+// The controller owner reference of `job` is the JobSet of this UID.
+bool controlled_by(const Json& job, const std::string& jobset_uid);
 
 // "Foreground" or "Background", as the API's DeleteOptions spell them.
 const char* to_string(Propagation p);

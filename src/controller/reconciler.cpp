@@ -1,6 +1,8 @@
 #include "reconciler.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "jobset_webhook/runtime/time.h"
 #include "jobset_webhook/json_access.h"
@@ -10,6 +12,9 @@ namespace {
 
 // A Job the cache still shows after our DELETE is not deleted twice for this long.
 constexpr std::chrono::minutes kDeletedMemory{1};
+// A notice's JobSet is looked at again at its deadline, and at least this often (a wall clock
+// that jumps).
+constexpr std::int64_t kNoticeRecheckMax = 300'000;  // milliseconds
 
 // spec.replicatedJobs[name].replicas, for messages (the API server defaults it to 1).
 std::int64_t replicas_of(const Json& js, const std::string& rjob) {
@@ -34,17 +39,21 @@ Outcome Reconciler::reconcile(const std::string& key) {
   if (!cached) {
     // The JobSet is gone: its Jobs go with it (garbage collector).
     stop_waiting(key);
+    env_.metrics.set_notices(key, 0, std::nullopt);
     return Outcome::kDone;
   }
   const std::string ns = meta_string(cached->first, "namespace");
   const std::string path =
       kube::group_path(kJobSetGroupVersion, ns, "jobsets", meta_string(cached->first, "name"));
-  std::set<std::string> handled;  // Jobs this pass deleted or found gone
+  std::set<std::string> handled;          // Jobs this pass deleted or found gone
+  std::optional<std::vector<Json>> pods;  // listed once a pass, when a notice needs them
+  bool notice_failed = false;
   for (;;) {
     auto read = env_.api.get(path);
     if (!read.ok()) {
       if (read.failure().code == StatusCode::kNotFound) {
         stop_waiting(key);
+        env_.metrics.set_notices(key, 0, std::nullopt);
         return Outcome::kDone;
       }
       env_.log.warn("get jobset", {{"jobset", key}, {"error", read.failure().message}});
@@ -57,12 +66,47 @@ Outcome Reconciler::reconcile(const std::string& key) {
       wait(key, jobset, plan.waiting, plan.skipped);
       return plan.waiting == WaitReason::kNewerAttempt ? Outcome::kRecheck : Outcome::kDone;
     }
-    const auto next = std::find_if(
-        plan.deletions.begin(), plan.deletions.end(),
-        [&](const Deletion& d) { return handled.count(d.uid) == 0 && !recently_deleted(d.uid); });
+    std::optional<NoticePlan> notice;
+    if (notice_wanted(jobset, plan, env_.default_notice_seconds)) {
+      if (!pods) {
+        auto listed = env_.api.list(kube::core_path(ns, "pods"), std::string(kJobSetNameKey) + "=" +
+                                                                     meta_string(jobset, "name"));
+        if (!listed.ok()) {
+          env_.log.warn("list pods", {{"jobset", key}, {"error", listed.failure().message}});
+          return Outcome::kRetry;
+        }
+        pods = std::move(listed).value().items;
+      }
+      notice = plan_notice(jobset, jobs ? jobs->second : std::vector<Json>{}, *pods, plan,
+                           env_.default_notice_seconds, env_.wall_now());
+      if (!env_.leading()) return Outcome::kDone;
+      const Written w = write_notice(key, jobset, *notice, *pods);
+      if (w == Written::kReread) continue;
+      notice_failed = notice_failed || w == Written::kFailed;
+      env_.metrics.set_notices(key, notice->in_progress, notice->next_deadline);
+    } else {
+      env_.metrics.set_notices(key, 0, std::nullopt);
+    }
+    const auto next =
+        std::find_if(plan.deletions.begin(), plan.deletions.end(), [&](const Deletion& d) {
+          // A leaving Job that completed goes at once: waiting helps no one, and while it stays
+          // upstream counts it towards successPolicy.
+          const bool due = !notice || notice->due.count(d.replicated_job) > 0 || d.completed;
+          return due && handled.count(d.uid) == 0 && !recently_deleted(d.uid);
+        });
     if (next == plan.deletions.end()) {
       stop_waiting(key);
-      return Outcome::kDone;
+      // A Job or Pod not told yet is tried again with back-off, not only at the deadline.
+      if (notice && notice->next_deadline && !notice_failed) {
+        // A little past the deadline, so that the pass finds it reached.
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            *notice->next_deadline - env_.wall_now());
+        notice_recheck_ =
+            std::clamp(left + std::chrono::milliseconds(100), std::chrono::milliseconds(100),
+                       std::chrono::milliseconds(kNoticeRecheckMax));
+        return Outcome::kNotice;
+      }
+      return notice_failed ? Outcome::kRetry : Outcome::kDone;
     }
     // A follower, or a leader that was paused past its renew deadline: the holder of the Lease
     // looks at every JobSet again when it starts leading.
@@ -97,6 +141,50 @@ Outcome Reconciler::delete_job(const std::string& key, const Json& jobset, const
   env_.log.info(message, {{"jobset", key}});
   record_event(jobset, "Normal", "ScaleDownDeletedJob", message);
   return Outcome::kDone;
+}
+
+Reconciler::Written Reconciler::write_notice(const std::string& key, const Json& jobset,
+                                             const NoticePlan& plan, std::vector<Json>& pods) {
+  const std::string ns = meta_string(jobset, "namespace");
+  if (plan.state) {
+    // At the version read: the notice is written for exactly the replicas it was planned on.
+    const Json patch = {{"metadata",
+                         {{"resourceVersion", meta_string(jobset, "resourceVersion")},
+                          {"annotations", {{kNoticeStateKey, *plan.state}}}}}};
+    auto res = env_.api.patch(
+        kube::group_path(kJobSetGroupVersion, ns, "jobsets", meta_string(jobset, "name")), patch);
+    if (!res.ok()) {
+      if (res.failure().code == StatusCode::kAborted) return Written::kReread;
+      env_.log.warn("write notice state", {{"jobset", key}, {"error", res.failure().message}});
+      return Written::kFailed;
+    }
+    for (const auto& e : plan.events) {
+      env_.log.info(e.message, {{"jobset", key}, {"reason", to_string(e.kind)}});
+      record_event(jobset, "Normal", to_string(e.kind), e.message);
+    }
+  }
+  bool failed = false;
+  for (const auto& p : plan.patches) {
+    const std::string path = p.resource == "pods"
+                                 ? kube::core_path(ns, "pods", p.name)
+                                 : kube::group_path("batch/v1", ns, "jobs", p.name);
+    auto res = env_.api.patch(path, Json{{"metadata", {{"annotations", p.annotations}}}});
+    if (!res.ok()) {
+      if (res.failure().code == StatusCode::kNotFound) continue;  // gone: nothing to tell
+      env_.log.warn("write notice annotations", {{"object", p.resource + "/" + ns + "/" + p.name},
+                                                 {"error", res.failure().message}});
+      failed = true;
+      continue;
+    }
+    if (p.resource == "jobs") {
+      env_.cache.apply(env_.cache.jobs, kube::WatchEvent{"MODIFIED", res.value()});
+    } else {
+      for (auto& pod : pods) {
+        if (meta_string(pod, "name") == p.name) pod = res.value();
+      }
+    }
+  }
+  return failed ? Written::kFailed : Written::kDone;
 }
 
 void Reconciler::wait(const std::string& key, const Json& jobset, WaitReason reason,

@@ -15,6 +15,12 @@
 // When Jobs lie above replicas and the pass cannot delete them (plan_scale_down's WaitReason, a
 // DELETE refused), the JobSet counts as waiting, by reason, and gets a Warning Event, at most
 // one per reason every kWarningInterval; a pass that deletes or finds nothing to do clears it.
+//
+// With a scale-down notice (plan_notice.h) a pass first carries the notice forward: it lists the
+// JobSet's Pods, writes the JobSet's state annotation (a patch at the resourceVersion read, so
+// that a notice is never written against a replicas that changed since), records its Events,
+// then patches the notice annotations of the Jobs and Pods that differ, and deletes only the
+// Jobs that are due. A notice in progress brings the JobSet back at its deadline (kNotice).
 
 #include <chrono>
 #include <functional>
@@ -23,11 +29,13 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "controller_metrics.h"
 #include "jobset_webhook/kube/api.h"
 #include "jobset_webhook/runtime/log.h"
 #include "object_cache.h"
+#include "plan_notice.h"
 #include "plan_scale_down.h"
 
 namespace jobset_webhook::controller {
@@ -47,12 +55,16 @@ struct ReconcilerEnv {
   std::function<Clock::time_point()> now;
   const runtime::Log& log;
   std::string identity;  // reportingInstance of the Events
+  // The wall clock: notice deadlines are times other processes read.
+  std::function<std::chrono::system_clock::time_point()> wall_now;
+  std::int64_t default_notice_seconds = 0;  // the policy file's elastic.scaleDownNoticeSeconds
 };
 
 enum class Outcome {
   kDone,     // nothing left to do until the next event
   kRetry,    // failed: again after a back-off
   kRecheck,  // waiting for a newer read: again after kNewerAttemptRecheck
+  kNotice,   // a notice in progress: again after Reconciler::notice_recheck()
 };
 
 class Reconciler {
@@ -61,11 +73,19 @@ class Reconciler {
 
   // One pass over the JobSet of `key` ("namespace/name"). Called from one thread at a time.
   Outcome reconcile(const std::string& key);
+  // After kNotice: how long until the earliest deadline of the last pass's notice.
+  std::chrono::milliseconds notice_recheck() const { return notice_recheck_; }
 
  private:
   using Clock = ReconcilerEnv::Clock;
 
   Outcome delete_job(const std::string& key, const Json& jobset, const Deletion& d);
+  // Writes what `plan` changes: the JobSet's state (kReread when that hit a newer version of
+  // it), its Events, the Jobs' and Pods' annotations (kFailed when one could not be written: the
+  // rest are written, the JobSet is tried again). `pods` and the cache take the patched objects.
+  enum class Written { kDone, kReread, kFailed };
+  Written write_notice(const std::string& key, const Json& jobset, const NoticePlan& plan,
+                       std::vector<Json>& pods);
   // The JobSet waits for `reason`; a Warning Event says why (rate-limited).
   void wait(const std::string& key, const Json& jobset, WaitReason reason, const std::string& why);
   void stop_waiting(const std::string& key);
@@ -77,6 +97,7 @@ class Reconciler {
   std::map<std::string, WaitReason> waiting_;  // JobSet key -> why
   std::map<std::pair<std::string, WaitReason>, Clock::time_point> warned_;
   std::map<std::string, Clock::time_point> deleted_;  // Job UID -> when we deleted it
+  std::chrono::milliseconds notice_recheck_{0};
 };
 
 }  // namespace jobset_webhook::controller

@@ -69,7 +69,9 @@ class Controller {
               kJobSetNameKey, handlers(cache_.jobs), kube::Backoff{},
               options.watch_timeout_seconds),
         reconciler_(ReconcilerEnv{client_, cache_, metrics_, [this] { return leading(); },
-                                  [] { return Clock::now(); }, log, elector_.identity()}) {}
+                                  [] { return Clock::now(); }, log, elector_.identity(),
+                                  [] { return std::chrono::system_clock::now(); },
+                                  options.default_notice_seconds}) {}
 
   // Serves the metrics port and starts the watches, the worker and the election. False when the
   // metrics port cannot be bound (nothing is started then).
@@ -241,6 +243,7 @@ class Controller {
       } else {
         failures_.erase(*key);
         if (outcome == Outcome::kRecheck) queue_.add_after(*key, kNewerAttemptRecheck);
+        if (outcome == Outcome::kNotice) queue_.add_after(*key, reconciler_.notice_recheck());
       }
       queue_.done(*key);
     }

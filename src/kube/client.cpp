@@ -300,14 +300,15 @@ void Client::cancel() {
 
 void Client::reset_cancel() { cancelled_ = false; }
 
-Result<Json> Client::send(const std::string& method, const std::string& path, const Json* body) {
+Result<Json> Client::send(const std::string& method, const std::string& path, const Json* body,
+                          const char* content_type) {
   httplib::Request req;
   req.method = method;
   req.path = path;
   req.headers = request_headers(config_);
   if (body != nullptr) {
     req.body = body->dump();
-    req.set_header("Content-Type", "application/json");
+    req.set_header("Content-Type", content_type);
   }
   // stop() reaches a request only once its connection is up; this ends one that cancel()
   // missed, as soon as its answer starts.
@@ -458,6 +459,10 @@ Result<Json> Client::remove(const std::string& path, const DeleteOptions& option
   if (!options.precondition_uid.empty())
     body["preconditions"] = {{"uid", options.precondition_uid}};
   return send("DELETE", path, &body);
+}
+
+Result<Json> Client::patch(const std::string& path, const Json& merge_patch) {
+  return send("PATCH", path, &merge_patch, "application/merge-patch+json");
 }
 
 Failure api_error(int http_status, std::string message) {

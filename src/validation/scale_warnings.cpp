@@ -1,12 +1,14 @@
 #include "jobset_webhook/validation/scale_warnings.h"
 
 #include "jobset_webhook/field/value.h"
+#include "jobset_webhook/scale_down_notice.h"
 
 namespace jobset_webhook::validation {
 namespace {
 
 std::string warning_for(std::string_view jobset, const ReplicasChange& c,
-                        bool scale_down_controller, std::string_view managed_by) {
+                        bool scale_down_controller, std::string_view managed_by,
+                        std::int64_t notice_seconds) {
   const std::string head = scale_warning_head(c);
   if (!managed_by.empty()) {
     const std::string manager = field::go_quote(managed_by);
@@ -25,9 +27,14 @@ std::string warning_for(std::string_view jobset, const ReplicasChange& c,
   }
   if (c.new_replicas < c.old_replicas && scale_down_controller) {
     const bool one = c.old_replicas - c.new_replicas == 1;
+    std::string notice;
+    if (notice_seconds > 0) {
+      notice = ", after a notice of " + notice_text(notice_seconds) +
+               " to the Jobs and Pods of \"" + c.replicated_job + "\"";
+    }
     return head + "the scale-down controller will delete " +
            job_run(jobset, c.replicated_job, c.new_replicas, c.old_replicas - 1) +
-           (one ? "" : ", highest index first");
+           (one ? "" : ", highest index first") + notice;
   }
   if (c.new_replicas < c.old_replicas) {
     const bool one = c.old_replicas - c.new_replicas == 1;
@@ -80,7 +87,8 @@ std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t
 std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
                                         bool scale_down_controller, std::string_view managed_by,
-                                        const std::vector<std::string>& hazards) {
+                                        const std::vector<std::string>& hazards,
+                                        std::int64_t notice_seconds) {
   std::vector<std::string> out;
   std::size_t total = 0;
   // Keeps room for the closing summary line.
@@ -88,7 +96,8 @@ std::vector<std::string> scale_warnings(std::string_view jobset,
     return total + w.size() <= kMaxWarningsBytes - 64;
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {
-    std::string w = warning_for(jobset, changes[i], scale_down_controller, managed_by);
+    std::string w =
+        warning_for(jobset, changes[i], scale_down_controller, managed_by, notice_seconds);
     if (!fits(w)) {
       out.push_back("and " + std::to_string(changes.size() - i) + " more replicatedJobs rescaled");
       return out;

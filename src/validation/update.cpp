@@ -9,6 +9,7 @@
 #include "scale_hazards.h"
 #include "scale_safety.h"
 #include "jobset_webhook/validation/read.h"
+#include "jobset_webhook/scale_down_notice.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 #include "semantic.h"
 
@@ -429,9 +430,17 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
     }
   }
   if (!findings.errors.empty()) return findings;
-  findings.warnings = scale_warnings(
-      string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
-      ctx.policy.elastic.scale_down == Policy::ScaleDown::kController, managed_by, hazards);
+  // The notice the controller will give: the JobSet's own annotation, else the policy's.
+  const auto notice_annotation =
+      member(member(member(new_js, "metadata"), "annotations"), kNoticeSecondsAnnotation);
+  const std::int64_t notice_seconds =
+      notice_annotation ? parse_notice_seconds(string_or_empty(notice_annotation))
+                              .value_or(ctx.policy.elastic.scale_down_notice_seconds)
+                        : ctx.policy.elastic.scale_down_notice_seconds;
+  findings.warnings =
+      scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
+                     ctx.policy.elastic.scale_down == Policy::ScaleDown::kController, managed_by,
+                     hazards, notice_seconds);
   return findings;
 }
 

@@ -311,7 +311,7 @@ TEST_CASE("Unusable input exits 2 with one clear line and no report", "[cli][man
        "",
        "jobset-webhook check: " + dir.path() +
            "/policy.yaml: policy: elastic.replica: unknown key (known: replicas, parallelism, "
-           "scaleDown)\n"},
+           "scaleDown, scaleDownNoticeSeconds)\n"},
       {"a document that is not an object", "validate -", "just text\n",
        "jobset-webhook validate: <stdin>:1:1: a document must be a Kubernetes object (a mapping), "
        "got string\n"},

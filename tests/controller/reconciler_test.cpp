@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "jobset_webhook/runtime/time.h"
+#include "jobset_webhook/scale_down_notice.h"
 #include "support/child_jobs.h"
 #include "support/fake_api.h"
 
@@ -33,8 +35,21 @@ struct World {
   std::vector<std::string> lines;
   jobset_webhook::runtime::Log log{jobset_webhook::runtime::LogLevel::kDebug,
                                    [this](std::string_view line) { lines.emplace_back(line); }};
-  Reconciler reconciler{ReconcilerEnv{api, cache, metrics, [this] { return leading; },
-                                      [this] { return now; }, log, "test-identity"}};
+  std::chrono::system_clock::time_point wall =
+      *jobset_webhook::runtime::parse_rfc3339("2026-12-02T16:00:00Z");
+  std::int64_t default_notice = 0;
+  ReconcilerEnv env() {
+    return ReconcilerEnv{api,
+                         cache,
+                         metrics,
+                         [this] { return leading; },
+                         [this] { return now; },
+                         log,
+                         "test-identity",
+                         [this] { return wall; },
+                         default_notice};
+  }
+  Reconciler reconciler{env()};
 
   // The JobSet as the watch saw it (cache) and as the API server now holds it.
   World(const Json& cached, const Json& stored, const std::vector<Json>& jobs) {
@@ -262,4 +277,144 @@ TEST_CASE("The cache keeps what the plan reads and drops the rest", "[controller
   CHECK(trim_for_cache(Json::array({1})) == Json::array({1}));
   // The plan reads the trimmed Job as it reads the whole one.
   CHECK(plan_scale_down(jobset(2), {trimmed_job}).deletions.size() == 1);
+}
+
+namespace {
+
+std::string pod_path(const std::string& name) { return "/api/v1/namespaces/ns/pods/" + name; }
+
+// workers 4 -> 2 with a 20 s notice, the Pods of the four workers and the driver stored.
+struct NoticedWorld : World {
+  NoticedWorld() : World(jobset(4), noticed(), workers(4)) {
+    for (const auto& p : worker_pods(4)) api.objects[pod_path(p["metadata"]["name"])] = p;
+  }
+  static Json noticed() {
+    auto js = jobset(2);
+    js["metadata"]["annotations"][jobset_webhook::kNoticeSecondsAnnotation] = "20";
+    return js;
+  }
+};
+
+std::string annotation(const Json& obj, const char* key) {
+  const auto& meta = obj["metadata"];
+  if (!meta.contains("annotations") || !meta["annotations"].contains(key)) return "<none>";
+  return meta["annotations"][key].get<std::string>();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A notice is written before anything is deleted; a restarted controller keeps its deadline; "
+    "at the deadline the Jobs go highest index first and the notice ends",
+    "[controller][reconciler][notice]") {
+  NoticedWorld w;
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  CHECK(w.deleted().empty());
+  CHECK(w.reconciler.notice_recheck() == 20100ms);
+  CHECK(annotation(w.api.objects[kJobSetPath], kNoticeStateKey) ==
+        R"({"restarts":0,"replicatedJobs":{"workers":{"deadline":"2026-12-02T16:00:20Z",)"
+        R"("leaving":[2,3],"replicas":2}}})");
+  // The state is written at the version read, before the Jobs and Pods are told.
+  CHECK(w.api.patches.front()["metadata"].contains("resourceVersion"));
+  CHECK(w.api.paths_of("PATCH").front() == kJobSetPath);
+  CHECK(w.events("Normal") ==
+        Names{"ScaleDownNoticeStarted: Scale-down notice for replicatedJob workers: Jobs "
+              "js-workers-2, js-workers-3 leave (replicas 2), deleted after "
+              "2026-12-02T16:00:20Z (notice of 20s)"});
+  for (int i = 0; i < 4; ++i) {
+    const Json& p = w.api.objects[pod_path("js-workers-" + std::to_string(i) + "-0-abcde")];
+    CHECK(annotation(p, kNoticeLeavingKey) == "2,3");
+    CHECK(annotation(p, kNoticeReplicasKey) == "2");
+    CHECK(annotation(p, kNoticeDeadlineKey) == "2026-12-02T16:00:20Z");
+  }
+  CHECK(annotation(w.api.objects[pod_path("js-driver-0-0-abcde")], kNoticeLeavingKey) == "<none>");
+  CHECK(annotation(w.api.objects[job_path("js-workers-3")], kNoticeLeavingKey) == "2,3");
+  CHECK(annotation(w.api.objects[job_path("js-workers-1")], kNoticeLeavingKey) == "<none>");
+  const std::string text = w.metrics.text(1, 1);
+  CHECK(text.find("\njobset_scale_down_notices 1\n") != std::string::npos);
+
+  // 10 s on: nothing to write again.
+  const std::size_t patched = w.api.paths_of("PATCH").size();
+  w.wall += 10s;
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  CHECK(w.reconciler.notice_recheck() == 10100ms);
+  CHECK(w.api.paths_of("PATCH").size() == patched);
+
+  // A new process (a restart, or another leader) reads the same deadline from the annotations.
+  Reconciler restarted{w.env()};
+  w.wall += 5s;
+  CHECK(restarted.reconcile("ns/js") == Outcome::kNotice);
+  CHECK(restarted.notice_recheck() == 5100ms);
+  CHECK(w.api.paths_of("PATCH").size() == patched);
+  CHECK(w.deleted().empty());
+
+  w.wall += 5s;
+  CHECK(restarted.reconcile("ns/js") == Outcome::kDone);
+  CHECK(w.deleted() == Names{"js-workers-3", "js-workers-2"});
+
+  // The watch shows them gone: the notice ends, the staying Pods are cleared.
+  for (const char* gone : {"js-workers-3", "js-workers-2"}) {
+    w.cache.apply(w.cache.jobs, {"DELETED", job("workers", gone[11] - '0')});
+    w.api.objects.erase(pod_path(std::string(gone) + "-0-abcde"));
+  }
+  CHECK(restarted.reconcile("ns/js") == Outcome::kDone);
+  CHECK(annotation(w.api.objects[kJobSetPath], kNoticeStateKey) == "<none>");
+  CHECK(annotation(w.api.objects[pod_path("js-workers-0-0-abcde")], kNoticeLeavingKey) == "<none>");
+  CHECK(w.events("Normal").back() ==
+        "ScaleDownNoticeEnded: Scale-down notice for replicatedJob workers ended: Jobs "
+        "js-workers-2, js-workers-3 deleted after 2026-12-02T16:00:20Z");
+  CHECK(w.metrics.text(1, 1).find("\njobset_scale_down_notices 0\n") != std::string::npos);
+}
+
+TEST_CASE("A scale back up during the notice deletes nothing and cancels it",
+          "[controller][reconciler][notice]") {
+  NoticedWorld w;
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  w.api.objects[kJobSetPath]["spec"]["replicatedJobs"][1]["replicas"] = 4;
+  w.wall += 30s;  // even past the deadline: nothing is above replicas any more
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kDone);
+  CHECK(w.deleted().empty());
+  CHECK(w.events("Normal").back() ==
+        "ScaleDownNoticeCancelled: Scale-down notice for replicatedJob workers cancelled: "
+        "scaled back up to 4, Jobs js-workers-2, js-workers-3 stay");
+  CHECK(annotation(w.api.objects[job_path("js-workers-3")], kNoticeLeavingKey) == "<none>");
+}
+
+TEST_CASE("A leaving Job that completes during the notice is deleted at once",
+          "[controller][reconciler][notice]") {
+  NoticedWorld w;
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  const Json done = with_condition(job("workers", 2), "Complete");
+  w.cache.apply(w.cache.jobs, {"MODIFIED", done});
+  w.wall += 5s;
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  CHECK(w.deleted() == Names{"js-workers-2"});
+}
+
+TEST_CASE("A notice written against a JobSet changed since its read is planned again",
+          "[controller][reconciler][notice]") {
+  NoticedWorld w;
+  w.api.failures["PATCH " + kJobSetPath] = jobset_webhook::kube::api_error(409, "conflict");
+  w.api.after = [&w](const std::string& call) {
+    if (call == "PATCH " + kJobSetPath) w.api.failures.clear();
+  };
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  CHECK(w.api.paths_of("GET") == Names(2, kJobSetPath));
+  CHECK(w.events("Normal").size() == 1);  // the Event of the write that went through
+  CHECK(w.deleted().empty());
+}
+
+TEST_CASE("A Pod the notice cannot be written to is tried again with back-off, nothing deleted",
+          "[controller][reconciler][notice]") {
+  NoticedWorld w;
+  const std::string pod0 = pod_path("js-workers-0-0-abcde");
+  w.api.failures["PATCH " + pod0] = jobset_webhook::kube::api_error(500, "etcd timeout");
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kRetry);
+  CHECK(annotation(w.api.objects[pod_path("js-workers-1-0-abcde")], kNoticeLeavingKey) == "2,3");
+  w.api.failures.clear();
+  w.wall += 1s;
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kNotice);
+  CHECK(annotation(w.api.objects[pod0], kNoticeLeavingKey) == "2,3");
+  CHECK(w.deleted().empty());
+  CHECK(w.events("Normal").size() == 1);
 }

@@ -33,14 +33,18 @@ std::vector<Json> render_with_component(const ManifestsCopy& copy,
   return render(dir);
 }
 
-// What the controller calls on JobSets, Jobs and Events (scale-down-controller/rbac.yaml).
+// What the controller calls on JobSets, Jobs, Pods and Events (scale-down-controller/rbac.yaml).
 const std::set<std::string> kWatchedGrants = {
     "jobset.x-k8s.io jobsets get",
     "jobset.x-k8s.io jobsets list",
     "jobset.x-k8s.io jobsets watch",
+    "jobset.x-k8s.io jobsets patch",
     "batch jobs list",
     "batch jobs watch",
     "batch jobs delete",
+    "batch jobs patch",
+    " pods list",
+    " pods patch",
     " events create",
 };
 

@@ -67,6 +67,18 @@ TEST_CASE("Times are RFC 3339 UTC, with microseconds (MicroTime, the log) or sec
   CHECK(runtime::rfc3339(std::chrono::system_clock::time_point{}) == "1970-01-01T00:00:00Z");
 }
 
+TEST_CASE("A time rfc3339() wrote is read back; any other text is not", "[runtime][time]") {
+  const auto t = std::chrono::system_clock::time_point(std::chrono::seconds(1'796'039'165LL));
+  CHECK(runtime::parse_rfc3339("2026-11-30T11:46:05Z") == t);
+  CHECK(runtime::parse_rfc3339(runtime::rfc3339(t)) == t);
+  CHECK(runtime::parse_rfc3339("1970-01-01T00:00:00Z") == std::chrono::system_clock::time_point{});
+  for (const char* bad : {"", "2026-11-30T11:46:05", "2026-11-30T11:46:05.5Z",
+                          "2026-11-30T11:46:05+00:00", "2026-02-30T11:46:05Z",
+                          "2026-11-30t11:46:05Z", "2026-13-01T00:00:00Z", "2026-11-30T24:00:00Z"}) {
+    DYNAMIC_SECTION(bad) { CHECK_FALSE(runtime::parse_rfc3339(bad).has_value()); }
+  }
+}
+
 TEST_CASE("Log levels parse by name", "[runtime][log]") {
   CHECK(runtime::parse_log_level("debug") == runtime::LogLevel::kDebug);
   CHECK(runtime::parse_log_level("warn") == runtime::LogLevel::kWarn);

@@ -59,6 +59,34 @@ inline std::vector<Json> workers(std::int64_t n) {
   return out;
 }
 
+// The Pod of Job js-<rjob>-<index> (attempt `attempt`), labelled as upstream labels the Job's
+// pod template; the Job controller names it <job>-<completion index>-<random>.
+inline Json pod(const std::string& rjob, std::int64_t index, std::int64_t attempt = 0) {
+  using namespace controller;
+  const std::string job_name = "js-" + rjob + "-" + std::to_string(index);
+  return Json{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", job_name + "-0-abcde"},
+        {"namespace", "ns"},
+        {"uid", job_name + "-pod-uid"},
+        {"labels",
+         {{kJobSetNameKey, "js"},
+          {kJobSetUidKey, "js-uid"},
+          {kReplicatedJobNameKey, rjob},
+          {kJobIndexKey, std::to_string(index)},
+          {kRestartsKey, std::to_string(attempt)}}}}},
+  };
+}
+
+// The Pods of workers(n): the driver's and one per worker.
+inline std::vector<Json> worker_pods(std::int64_t n) {
+  std::vector<Json> out = {pod("driver", 0)};
+  for (std::int64_t i = 0; i < n; ++i) out.push_back(pod("workers", i));
+  return out;
+}
+
 inline Json with_condition(Json j, const char* type) {
   j["status"]["conditions"] = Json::array({Json{{"type", type}, {"status", "True"}}});
   return j;

@@ -21,6 +21,7 @@ class FakeApi : public kube::Api {
   std::vector<std::string> calls;       // "GET <path>", "DELETE <path>", "POST <path>", ...
   std::vector<Json> created;            // bodies of POSTs
   std::vector<kube::DeleteOptions> deletes;
+  std::vector<Json> patches;  // bodies of PATCHes
   // "<METHOD> <path>" -> the failure to answer instead.
   std::map<std::string, Failure> failures;
   // Runs after each call, with the call's "<METHOD> <path>".
@@ -111,6 +112,34 @@ class FakeApi : public kube::Api {
       } else {
         out = it->second;
         objects.erase(it);
+      }
+    }
+    return finish(call, std::move(out));
+  }
+
+  // Merges the patch into the stored object (RFC 7386); a metadata.resourceVersion in the patch
+  // must equal the stored one (409), as the API server checks it. The stored object's
+  // resourceVersion then counts up by one.
+  Result<Json> patch(const std::string& path, const Json& merge_patch) override {
+    const std::string call = "PATCH " + path;
+    patches.push_back(merge_patch);
+    Result<Json> out = answer(call);
+    if (out.ok()) {
+      const auto it = objects.find(path);
+      const Json* want = merge_patch.contains("metadata") ? &merge_patch["metadata"] : nullptr;
+      if (it == objects.end()) {
+        out = kube::api_error(404, "not found: " + path);
+      } else if (want != nullptr && want->contains("resourceVersion") &&
+                 (*want)["resourceVersion"] !=
+                     it->second["metadata"].value("resourceVersion", "")) {
+        out = kube::api_error(409, "the object has been modified");
+      } else {
+        Json patch = merge_patch;
+        if (want != nullptr) patch["metadata"].erase("resourceVersion");
+        it->second.merge_patch(patch);
+        const std::string rv = it->second["metadata"].value("resourceVersion", "0");
+        it->second["metadata"]["resourceVersion"] = std::to_string(std::stoll(rv) + 1);
+        out = it->second;
       }
     }
     return finish(call, std::move(out));

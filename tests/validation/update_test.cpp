@@ -345,6 +345,42 @@ TEST_CASE("With the scale-down controller installed, a scale-down warns that it 
         });
 }
 
+TEST_CASE("A JobSet that asks for a scale-down notice is told how long it is",
+          "[validation][update]") {
+  Policy policy;
+  policy.elastic.scale_down = Policy::ScaleDown::kController;
+  const std::string notice =
+      "/metadata/annotations/elastic.jobset-webhook.io~1scale-down-notice-seconds";
+  const Parsed old_js(with(two_jobs(), "/spec/replicatedJobs/1/replicas", 4));
+  const auto down = [&](Json js) {
+    return with(std::move(js), "/spec/replicatedJobs/1/replicas", 2);
+  };
+  const std::string head =
+      "replicatedJob \"rjob-1\" scaled down from 4 to 2: the scale-down controller will delete "
+      "Jobs js-rjob-1-2, js-rjob-1-3, highest index first";
+  SECTION("its annotation") {
+    const auto f =
+        v::validate_update(old_js, Parsed(down(with(two_jobs(), notice, "300"))), policy);
+    REQUIRE(f.errors.empty());
+    CHECK(f.warnings.front() == head + ", after a notice of 5m to the Jobs and Pods of \"rjob-1\"");
+  }
+  SECTION("the policy's default, and an annotation of 0 that turns it off") {
+    policy.elastic.scale_down_notice_seconds = 90;
+    const auto f = v::validate_update(old_js, Parsed(down(two_jobs())), policy);
+    CHECK(f.warnings.front() ==
+          head + ", after a notice of 1m30s to the Jobs and Pods of \"rjob-1\"");
+    const auto off =
+        v::validate_update(old_js, Parsed(down(with(two_jobs(), notice, "0"))), policy);
+    CHECK(off.warnings.front() == head);
+  }
+  SECTION("no controller, no notice to promise") {
+    policy.elastic.scale_down = Policy::ScaleDown::kManual;
+    const auto f =
+        v::validate_update(old_js, Parsed(down(with(two_jobs(), notice, "300"))), policy);
+    CHECK(f.warnings.front().find("notice") == std::string::npos);
+  }
+}
+
 // Found by fuzz_review: errors came in the key order of the new object, so the same change sent
 // with its keys in another order got a different message.
 TEST_CASE("The errors of an update do not depend on the key order of the objects",

@@ -130,7 +130,8 @@ struct ServeOptions {
 int serve(const ServeOptions& options);
 
 // `jobset-webhook scale-down-controller`: deletes the child Jobs above a lowered `replicas`
-// (controller/scale_down_controller.h), until SIGTERM or SIGINT.
-int scale_down_controller(const controller::ControllerOptions& options);
+// (controller/scale_down_controller.h), until SIGTERM or SIGINT. `config`, when not empty, is
+// the policy file whose elastic.scaleDownNoticeSeconds sets options.default_notice_seconds.
+int scale_down_controller(controller::ControllerOptions options, const std::string& config = "");
 
 }  // namespace jobset_webhook::cli

@@ -3,10 +3,12 @@
 // `jobset-webhook scale-down-controller`: watches JobSets and the Jobs that carry upstream's
 // jobset.sigs.k8s.io/jobset-name label, and for one JobSet at a time deletes what
 // plan_scale_down names, highest index first, with the planned propagation and a UID
-// precondition, recording an Event on the JobSet for each Job deleted. Only the holder of the
+// precondition, recording an Event on the JobSet for each Job deleted. A JobSet that asks for a
+// scale-down notice has its leaving Jobs and its Pods told first (docs/elastic.md). Only the holder of the
 // Lease acts (leader_election.h); every replica keeps its caches warm. Prometheus metrics and
 // /healthz on a plain-HTTP port.
 
+#include <cstdint>
 #include <string>
 
 #include "jobset_webhook/controller/leader_election.h"
@@ -28,6 +30,9 @@ struct ControllerOptions {
   std::string log_format = "json";  // or text
   LeaseTimings lease;
   int watch_timeout_seconds = 300;
+  // The scale-down notice of JobSets without their own annotation (the policy file's
+  // elastic.scaleDownNoticeSeconds, scale_down_notice.h); 0: none.
+  std::int64_t default_notice_seconds = 0;
 };
 
 // Runs until SIGTERM or SIGINT (runtime/signals.h: a second one ends the process at once), then

@@ -71,6 +71,10 @@ class Api {
   virtual Result<Json> create(const std::string& collection_path, const Json& object) = 0;
   virtual Result<Json> update(const std::string& path, const Json& object) = 0;  // PUT
   virtual Result<Json> remove(const std::string& path, const DeleteOptions& options) = 0;
+  // A JSON merge patch (RFC 7386, Content-Type application/merge-patch+json): only the keys it
+  // names change, a null removes one. A patch that carries metadata.resourceVersion is applied
+  // to that version only (409 otherwise); without it, to whatever is stored.
+  virtual Result<Json> patch(const std::string& path, const Json& merge_patch) = 0;
 
   // Ends every request in flight (watches included) with kTransportError, now and until
   // reset_cancel(); for shutdown and for tests that cut the stream.

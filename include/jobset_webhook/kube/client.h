@@ -49,6 +49,7 @@ class Client : public Api {
   Result<Json> create(const std::string& collection_path, const Json& object) override;
   Result<Json> update(const std::string& path, const Json& object) override;
   Result<Json> remove(const std::string& path, const DeleteOptions& options) override;
+  Result<Json> patch(const std::string& path, const Json& merge_patch) override;
   void cancel() override;
   void reset_cancel() override;
 
@@ -61,7 +62,8 @@ class Client : public Api {
   std::unique_ptr<Connection> connect(std::shared_ptr<const Trust> trust);
   Result<std::unique_ptr<Connection>> take();
   void give_back(std::unique_ptr<Connection> c);
-  Result<Json> send(const std::string& method, const std::string& path, const Json* body);
+  Result<Json> send(const std::string& method, const std::string& path, const Json* body,
+                    const char* content_type = "application/json");
 
   Config config_;
   std::atomic<bool> cancelled_{false};

@@ -48,6 +48,9 @@ std::string scale_warning_head(const ReplicasChange& c);
 // says instead
 //   replicatedJob "workers" scaled down from 4 to 2: the scale-down controller will delete Jobs
 //   js-workers-2, js-workers-3, highest index first
+// and when the JobSet asks for a scale-down notice (`notice_seconds` > 0: its annotation, or the
+// policy's default; scale_down_notice.h) it ends
+//   ..., highest index first, after a notice of 5m to the Jobs and Pods of "workers"
 // When spec.managedBy names another controller (`managed_by` not empty), neither upstream's JobSet
 // controller nor the scale-down controller acts, and the warning promises nothing:
 //   replicatedJob "workers" scaled up from 2 to 4: "kueue.x-k8s.io/multikueue" manages this JobSet
@@ -60,6 +63,7 @@ std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
                                         bool scale_down_controller = false,
                                         std::string_view managed_by = {},
-                                        const std::vector<std::string>& hazards = {});
+                                        const std::vector<std::string>& hazards = {},
+                                        std::int64_t notice_seconds = 0);
 
 }  // namespace jobset_webhook::validation
