@@ -105,24 +105,37 @@ TEST_CASE("The scale-down controller component renders a Deployment, its RBAC an
   // The Lease the Role names by resourceNames is the one the controller holds.
   CHECK(std::find(args.begin(), args.end(), "--lease-name=jobset-scale-down-controller") !=
         args.end());
-  // The flags as written, with a kubeconfig that does not exist: the process gets past flag
-  // parsing (which would say "The following argument was not expected" or similar) and stops at
+
+  // The webhook mounts the component's policy, which says the controller is installed; the
+  // controller mounts the same, for its notice default (--config).
+  const auto policy_config_map = [](const Json& pod_spec) {
+    for (const auto& v : pod_spec["volumes"]) {
+      if (v["name"] == "policy") return v["configMap"]["name"].get<std::string>();
+    }
+    return std::string();
+  };
+  const Json webhook = one_of_kind(objects, "Deployment", "jobset-webhook");
+  const std::string mounted = policy_config_map(webhook["spec"]["template"]["spec"]);
+  CHECK(policy_config_map(pod) == mounted);
+  const Json config_map = one_of_kind(objects, "ConfigMap", mounted);
+
+  // The flags as written, the policy at its mount path replaced by the ConfigMap's file and a
+  // kubeconfig that does not exist: the process gets past flag parsing (which would say "The
+  // following argument was not expected" or similar) and reading the policy, and stops at
   // reading the configuration.
+  const auto policy_file = copy.root() / "policy.yaml";
+  std::ofstream(policy_file) << config_map["data"]["policy.yaml"].get<std::string>();
+  const std::string mounted_config = "--config=/etc/jobset-webhook/policy/policy.yaml";
+  CHECK(std::find(args.begin(), args.end(), mounted_config) != args.end());
   std::string command = std::string(JOBSET_WEBHOOK_BINARY);
-  for (const auto& a : args) command += " '" + a + "'";
+  for (const auto& a : args)
+    command += " '" + (a == mounted_config ? "--config=" + policy_file.string() : a) + "'";
   command += " --kubeconfig=/nonexistent/kubeconfig";
   const auto r = run_shell(command);
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("kubeconfig /nonexistent/kubeconfig: cannot read") != std::string::npos);
 
-  // The webhook mounts the component's policy, which says the controller is installed.
-  const Json webhook = one_of_kind(objects, "Deployment", "jobset-webhook");
-  std::string mounted;
-  for (const auto& v : webhook["spec"]["template"]["spec"]["volumes"]) {
-    if (v["name"] == "policy") mounted = v["configMap"]["name"];
-  }
-  const Json config_map = one_of_kind(objects, "ConfigMap", mounted);
   const auto docs = jobset_webhook::cli::parse_yaml_documents(
       config_map["data"]["policy.yaml"].get<std::string>(), "policy.yaml");
   REQUIRE(docs.ok());

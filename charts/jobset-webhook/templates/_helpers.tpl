@@ -43,6 +43,13 @@ elastic:
   replicas: {{ .Values.elastic.replicas }}
   parallelism: {{ .Values.elastic.parallelism }}
   scaleDown: {{ .Values.elastic.scaleDown | default (ternary "controller" "manual" .Values.scaleDownController.enabled) }}
+  {{- with .Values.elastic.scaleDownNoticeSeconds }}
+  scaleDownNoticeSeconds: {{ . }}
+  {{- end }}
+{{- with .Values.scaleHazards.deny }}
+scaleHazards:
+  deny: {{ toJson . }}
+{{- end }}
 {{- with .Values.featureGates }}
 featureGates:
   {{- toYaml . | nindent 2 }}
