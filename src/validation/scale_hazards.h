@@ -21,6 +21,9 @@ struct Hazard {
   ScaleHazard kind;
   const ReplicasChange* change;  // the scale it is about, an element of `scaled`
   std::string detail;            // what follows scale_warning_head(*change)
+  // Past what a response's warnings can hold (kMaxWarningsBytes) a warning is counted, not
+  // kept: `detail` is then empty. A class the policy refuses is always kept whole.
+  bool elided = false;
   // The warning: `replicatedJob "a" scaled up from 1 to 2: <detail>`, which starts with
   // scale_warning_prefix(), so that `check` can place it at the replicas it is about.
   std::string warning() const { return scale_warning_head(*change) + detail; }
@@ -29,8 +32,8 @@ struct Hazard {
 // `old_js` carries the status the cluster holds (absent offline: those warnings that read it are
 // then left out); `new_js` the spec after the UPDATE. Call only when the UPDATE has no error, so
 // that both specs list the same replicatedJobs in the same order.
-// `policy` says whether upstream runs with the RestartJob gate, and who deletes the Jobs above a
-// lowered count.
+// `policy` says whether upstream runs with the RestartJob gate, who deletes the Jobs above a
+// lowered count, and which classes are refused (those are never elided).
 std::vector<Hazard> scale_hazards(JsonView old_js, JsonView new_js,
                                   const std::vector<ReplicasChange>& scaled, const Policy& policy);
 

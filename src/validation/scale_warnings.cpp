@@ -88,7 +88,7 @@ std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
                                         bool scale_down_controller, std::string_view managed_by,
                                         const std::vector<std::string>& hazards,
-                                        std::int64_t notice_seconds) {
+                                        std::size_t hazards_elided, std::int64_t notice_seconds) {
   std::vector<std::string> out;
   std::size_t total = 0;
   // Keeps room for the closing summary line.
@@ -107,12 +107,16 @@ std::vector<std::string> scale_warnings(std::string_view jobset,
   }
   for (std::size_t i = 0; i < hazards.size(); ++i) {
     if (!fits(hazards[i])) {
-      out.push_back("and " + std::to_string(hazards.size() - i) +
+      out.push_back("and " + std::to_string(hazards.size() - i + hazards_elided) +
                     " more warnings about what the scale changes");
       return out;
     }
     total += hazards[i].size();
     out.push_back(hazards[i]);
+  }
+  if (hazards_elided > 0) {
+    out.push_back("and " + std::to_string(hazards_elided) +
+                  " more warnings about what the scale changes");
   }
   return out;
 }

@@ -420,10 +420,13 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
   auto managed_by = string_or_empty(new_managed);
   if (managed_by == kJobSetControllerName) managed_by = {};
   std::vector<std::string> hazards;
+  std::size_t hazards_elided = 0;
   if (managed_by.empty()) {
     for (const Hazard& h : scale_hazards(old_js, new_js, ctx.scaled, policy)) {
       if (policy.denies(h.kind)) {
         findings.errors.push_back(denied_hazard(h));
+      } else if (h.elided) {
+        ++hazards_elided;
       } else {
         hazards.push_back(h.warning());
       }
@@ -440,7 +443,7 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
   findings.warnings =
       scale_warnings(string_or_empty(member(member(new_js, "metadata"), "name")), ctx.scaled,
                      ctx.policy.elastic.scale_down == Policy::ScaleDown::kController, managed_by,
-                     hazards, notice_seconds);
+                     hazards, hazards_elided, notice_seconds);
   return findings;
 }
 

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "jobset_webhook/validation/scale_warnings.h"
 #include "jobset_webhook/validation/update.h"
+#include "validation/scale_hazards.h"
 #include "support/jobset_builder.h"
 #include "support/json_edit.h"
 #include "support/parsed.h"
@@ -286,6 +288,51 @@ TEST_CASE("The policy may refuse a class of scale hazards", "[validation][scale_
         0);
   CHECK(both.errors[1].to_string().find("(scaleHazards.deny: staleReplicaCounts)") !=
         std::string::npos);
+}
+
+TEST_CASE("A scale of many replicatedJobs keeps the text of the warnings a response can hold",
+          "[validation][scale_hazards]") {
+  const int n = 2000;
+  const auto jobset = [&](int scaled) {
+    JobSetBuilder js = MakeJobSet("js").Namespace("default");
+    for (int i = 0; i < n; ++i)
+      js.ReplicatedJob(MakeReplicatedJob("r" + std::to_string(i)).Replicas(i < scaled ? 1 : 2));
+    return js.Obj();
+  };
+  std::vector<v::ReplicasChange> scaled;
+  for (int i = 0; i < n; ++i) scaled.push_back({"r" + std::to_string(i), 2, 1, std::size_t(i)});
+  const Parsed old_js(jobset(0)), new_js(jobset(n));
+
+  jobset_webhook::Policy policy;
+  const auto hazards = v::scale_hazards(old_js, new_js, scaled, policy);
+  std::size_t kept = 0, elided = 0, kept_bytes = 0;
+  for (const auto& h : hazards) {
+    if (h.elided) {
+      CHECK(h.detail.empty());
+      ++elided;
+    } else {
+      ++kept;
+      kept_bytes += h.detail.size();
+    }
+  }
+  // Every scale but the last shifts the indices after it; every one leaves stale counts.
+  CHECK(hazards.size() == std::size_t(2 * n - 1));
+  CHECK(kept < 20);
+  CHECK(elided == hazards.size() - kept);
+  CHECK(kept_bytes < 2 * v::kMaxWarningsBytes);
+
+  // A class the policy refuses is kept whole: each scale is refused in its own words.
+  policy.deny_scale_hazards = {jobset_webhook::ScaleHazard::kStaleReplicaCounts};
+  std::size_t refused = 0;
+  for (const auto& h : v::scale_hazards(old_js, new_js, scaled, policy)) {
+    if (h.kind == jobset_webhook::ScaleHazard::kStaleReplicaCounts) {
+      CHECK_FALSE(h.elided);
+      CHECK_FALSE(h.detail.empty());
+      ++refused;
+    }
+  }
+  CHECK(refused == std::size_t(n));
+  CHECK(v::validate_update(old_js, new_js, policy).errors.size() == std::size_t(n));
 }
 
 // Upstream's getChildJobs (pkg/controllers/jobset_controller.go, v0.12.0), with the RestartJob

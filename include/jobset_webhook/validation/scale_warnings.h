@@ -57,13 +57,15 @@ std::string scale_warning_head(const ReplicasChange& c);
 //   (spec.managedBy): the JobSet controller creates no Job; Jobs js-workers-2, js-workers-3 are
 //   for it to create
 // Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"). The
-// `hazards` (what else the scale changes, see src/validation/scale_hazards.h) follow. The total
-// stays under kMaxWarningsBytes, ending in a count of the warnings left out.
+// `hazards` (what else the scale changes, see src/validation/scale_hazards.h) follow, then
+// `hazards_elided` more counted but not written (past the budget already). The total stays under
+// kMaxWarningsBytes, ending in a count of the warnings left out.
 std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,
                                         bool scale_down_controller = false,
                                         std::string_view managed_by = {},
                                         const std::vector<std::string>& hazards = {},
+                                        std::size_t hazards_elided = 0,
                                         std::int64_t notice_seconds = 0);
 
 }  // namespace jobset_webhook::validation
