@@ -33,7 +33,7 @@ struct Counts {
 // One groupName: its first replicatedJob, how many it has, and their replicas summed. No list of
 // members: a review of thousands of replicatedJobs in one group holds no copy of their indices.
 struct Group {
-  std::size_t first = 0, size = 0;
+  std::size_t first = 0, last = 0, size = 0;
   std::int64_t old_replicas = 0, new_replicas = 0;
 };
 
@@ -55,6 +55,10 @@ struct View {
   // For each replicatedJob named in a dependsOn: the dependant and whether it waits for Complete.
   std::unordered_map<std::string_view, std::vector<std::pair<std::string_view, bool>>> dependants;
   std::unordered_map<std::string_view, Group> groups;
+  // For each replicatedJob: the next one of its groupName (npos: none), and the replicas of its
+  // group before it by the old and the new counts (upstream's groupJobIndex of its Job 0).
+  std::vector<std::size_t> next_in_group;
+  std::vector<std::int64_t> old_group_before, new_group_before;
 
   std::int64_t old_sum(std::size_t from, std::size_t to) const {
     return old_prefix[std::min(to, rjobs.size())] - old_prefix[std::min(from, rjobs.size())];
@@ -90,7 +94,15 @@ View view_of(JsonView old_js, JsonView new_js) {
     v.old_prefix.push_back(v.old_prefix.back() + c.old_replicas);
     v.new_prefix.push_back(v.new_prefix.back() + c.new_replicas);
     Group& g = v.groups[c.group];
-    if (g.size++ == 0) g.first = i;
+    if (g.size++ == 0) {
+      g.first = i;
+    } else {
+      v.next_in_group[g.last] = i;
+    }
+    g.last = i;
+    v.next_in_group.push_back(std::string_view::npos);
+    v.old_group_before.push_back(g.old_replicas);
+    v.new_group_before.push_back(g.new_replicas);
     g.old_replicas += c.old_replicas;
     g.new_replicas += c.new_replicas;
     for (const JsonView dep : items_of(member(new_rjobs[i], "dependsOn"))) {
@@ -111,6 +123,25 @@ View view_of(JsonView old_js, JsonView new_js) {
 // written into its labels once, by labelAndAnnotateObject when the Job is created. Jobs that
 // exist keep the index the old counts gave them; a Job created after the scale is numbered by the
 // new ones.
+// Upstream's groupJobIndex counts the same way within a groupName (the replicas of the
+// replicatedJobs of its group before it). With one group it is the global index, told with it;
+// with several, the later replicatedJobs of the scaled one's group shift on their own.
+void group_index_shift(const View& v, const ReplicasChange& c, std::vector<Hazard>& out) {
+  if (v.groups.size() < 2) return;
+  const std::size_t m = v.next_in_group[c.index];
+  if (m == std::string_view::npos || c.new_replicas == c.old_replicas) return;
+  const std::int64_t stored = v.old_group_before[m], renumbered = v.new_group_before[m];
+  out.push_back({ScaleHazard::kGlobalIndex, &c,
+                 "upstream's JobSet controller labels a Job once, when it creates it, with an "
+                 "index counted from the replicas before it in its groupName: the Jobs of the "
+                 "replicatedJobs after it in group \"" +
+                     std::string(v.rjobs[c.index].group) + "\" keep the " +
+                     std::string(kGroupIndexLabel) + " they have (Job " +
+                     child_job_name(v.jobset, v.rjobs[m].name, 0) + ": " + std::to_string(stored) +
+                     ", by the new counts " + std::to_string(renumbered) +
+                     ") until the JobSet restarts"});
+}
+
 void index_shift(const View& v, const ReplicasChange& c, std::vector<Hazard>& out) {
   const std::size_t k = c.index;
   const std::int64_t later = v.old_sum(k + 1, v.rjobs.size());
@@ -384,6 +415,7 @@ std::vector<Hazard> scale_hazards(JsonView old_js, JsonView new_js,
     if (c.index >= v.rjobs.size()) continue;
     const std::size_t from = out.size();
     index_shift(v, c, out);
+    group_index_shift(v, c, out);
     stale_counts(v, c, told, out);
     restart_job_index(v, c, policy, out);
     depends_on(v, c, out);

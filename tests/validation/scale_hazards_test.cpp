@@ -98,6 +98,32 @@ TEST_CASE("A scale names the global indices it shifts", "[validation][scale_haza
                   "Job g-a-1 gets jobset.sigs.k8s.io/job-global-index 1, which Job g-b-0 already "
                   "has and keeps until the JobSet restarts"));
   }
+  SECTION("groups of their own: the later replicatedJobs of its group shift job-group-index") {
+    // Upstream's groupJobIndex (pkg/controllers/jobset_controller.go, v0.12.0): the replicas of
+    // the replicatedJobs of the same groupName before it, plus the Job's index.
+    const auto grouped = [](int a) {
+      return MakeJobSet("g")
+          .ReplicatedJob(MakeReplicatedJob("a").Replicas(a).GroupName("x"))
+          .ReplicatedJob(MakeReplicatedJob("b").GroupName("y"))
+          .ReplicatedJob(MakeReplicatedJob("c").Replicas(2).GroupName("x"))
+          .Obj();
+    };
+    CHECK(has(warnings(grouped(3), grouped(1)),
+              "replicatedJob \"a\" scaled down from 3 to 1: upstream's JobSet controller labels a "
+              "Job once, when it creates it, with an index counted from the replicas before it in "
+              "its groupName: the Jobs of the replicatedJobs after it in group \"x\" keep the "
+              "jobset.sigs.k8s.io/job-group-index they have (Job g-c-0: 3, by the new counts 1) "
+              "until the JobSet restarts"));
+    // b is the last of its group: nothing after it in "y" shifts.
+    const auto b_scaled = [](int b) {
+      return MakeJobSet("g")
+          .ReplicatedJob(MakeReplicatedJob("a").GroupName("x"))
+          .ReplicatedJob(MakeReplicatedJob("b").Replicas(b).GroupName("y"))
+          .ReplicatedJob(MakeReplicatedJob("c").GroupName("x"))
+          .Obj();
+    };
+    CHECK(count_containing(warnings(b_scaled(1), b_scaled(2)), "in its groupName") == 0);
+  }
   SECTION("the last replicatedJob, or one followed by empty ones, shifts nothing") {
     CHECK(count_containing(warnings(m2(1, 1), m2(1, 3)), kShift) == 0);
     CHECK(count_containing(warnings(m2(1, 0), m2(2, 0)), kShift) == 0);
