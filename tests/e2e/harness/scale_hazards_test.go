@@ -26,6 +26,11 @@ import (
 // job-group-index) a Job already has; check warns as the server does.
 func TestScaleHazardGlobalIndex(t *testing.T) { run(t, hazardGlobalIndex) }
 
+// Several groupNames: the later replicatedJobs of the scaled one's group keep their
+// job-group-index (upstream's groupJobIndex, pkg/controllers/jobset_controller.go, v0.12.0:
+// the replicas of the same group before it, plus the Job's index), as the global index.
+func TestScaleHazardGroupIndex(t *testing.T) { run(t, hazardGroupIndex) }
+
 // A scale of the last replicatedJob: the Jobs that exist and their pods keep the old
 // replicatedjob-replicas, global-replicas and group-replicas; the warning names them.
 func TestScaleHazardStaleReplicaLabels(t *testing.T) { run(t, hazardStaleReplicaLabels) }
@@ -266,6 +271,50 @@ func hazardGlobalIndex(t *T) {
 			offline = append(offline, w)
 		}
 	}
+	sort.Strings(server)
+	sort.Strings(offline)
+	if strings.Join(server, "\n") != strings.Join(offline, "\n") {
+		t.Errorf("warnings differ\nserver (kubectl):\n  %s\ncheck:\n  %s",
+			strings.Join(server, "\n  "), strings.Join(offline, "\n  "))
+	}
+}
+
+func hazardGroupIndex(t *T) {
+	ns := t.Namespace("hazard")
+	grouped := func(a int) *jobSetBuilder {
+		return jobSet("gx").suspend(false).replicatedJob(hazardJob("a", a).set("groupName", "x"),
+			hazardJob("b", 1).set("groupName", "y"), hazardJob("c", 1).set("groupName", "x"))
+	}
+	t.createJobSet(ns, "gx", grouped(1).yaml(), "gx-a-0", "gx-b-0", "gx-c-0")
+	r := t.scaleAt(ns, "gx", 0, 2)
+	if !r.OK {
+		t.Fatalf("scale of a to 2 refused: %s", r.Err)
+	}
+	hasWarning(t, r.Err, `replicatedJob "a" scaled up from 1 to 2: upstream's JobSet controller labels a Job once, `+
+		`when it creates it, with an index counted from the replicas before it in its groupName: the Jobs of the `+
+		`replicatedJobs after it in group "x" keep the jobset.sigs.k8s.io/job-group-index they have `+
+		`(Job gx-c-0: 1, by the new counts 2) until the JobSet restarts`)
+	t.WaitJobs(ns, "gx", []string{"gx-a-0", "gx-a-1", "gx-b-0", "gx-c-0"}, 60*time.Second)
+
+	// Pinned: the new Job gx-a-1 is numbered by the new counts, gx-c-0 keeps its old index: both 1.
+	a1, b0, c0 := t.jobLabels(ns, "gx-a-1"), t.jobLabels(ns, "gx-b-0"), t.jobLabels(ns, "gx-c-0")
+	if a1[groupIndexLabel] != "1" || c0[groupIndexLabel] != "1" || b0[groupIndexLabel] != "0" {
+		t.Errorf("%s: gx-a-1 %q, gx-c-0 %q, gx-b-0 %q; want 1, 1 (the shift the warning names) and 0",
+			groupIndexLabel, a1[groupIndexLabel], c0[groupIndexLabel], b0[groupIndexLabel])
+	}
+
+	// check, offline, on the same pair: the same warnings, word for word.
+	code, out := checkPredicts(t, grouped(1).yaml(), grouped(2).yaml())
+	if code != 0 {
+		t.Errorf("check exits %d; the cluster allows: %s", code, out)
+	}
+	var offline []string
+	for _, line := range strings.Split(out, "\n") {
+		if _, w, ok := strings.Cut(line, ": warning: "); ok {
+			offline = append(offline, w)
+		}
+	}
+	server := serverWarnings(r.Err)
 	sort.Strings(server)
 	sort.Strings(offline)
 	if strings.Join(server, "\n") != strings.Join(offline, "\n") {
