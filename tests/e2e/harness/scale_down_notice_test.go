@@ -7,6 +7,11 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,6 +108,54 @@ func (t *T) eventMessages(ns, reason string) []string {
 	return strings.Split(strings.TrimSpace(out), "\n")
 }
 
+// runNoticeExample runs the worked example (docs/examples/scale-down-notice/watch-notice.sh) once
+// on the annotations of the Pod whose name starts with podPrefix, written as a downward-API volume
+// holds them: no kubelet runs here to project them, so the file is written as the kubelet's
+// fieldpath.FormatMap writes it (k8s.io/kubernetes pkg/fieldpath/fieldpath.go: one `key="value"`
+// line per annotation, sorted, the value quoted as Go's %q). The marker must appear, saying the
+// Job leaves by the deadline.
+func (t *T) runNoticeExample(pods map[string]map[string]string, podPrefix, index, deadline string) {
+	t.Helper()
+	var annotations map[string]string
+	for name, a := range pods {
+		if strings.HasPrefix(name, podPrefix) {
+			annotations = a
+		}
+	}
+	if annotations == nil {
+		t.Fatalf("no Pod %s* among %v", podPrefix, pods)
+	}
+	keys := make([]string, 0, len(annotations))
+	for k := range annotations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var file strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&file, "%s=%q\n", k, annotations[k])
+	}
+	dir := t.TempDir()
+	noticeFile, checkpoints := filepath.Join(dir, "annotations"), filepath.Join(dir, "checkpoints")
+	if err := os.WriteFile(noticeFile, []byte(file.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", filepath.Join(t.c.Root, "docs", "examples", "scale-down-notice", "watch-notice.sh"))
+	cmd.Env = append(os.Environ(), "NOTICE_FILE="+noticeFile, "CHECKPOINT_DIR="+checkpoints,
+		"JOB_INDEX="+index, "ONCE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("watch-notice.sh: %v: %s", err, out)
+	}
+	marker, err := os.ReadFile(filepath.Join(checkpoints, "checkpoint-"+deadline))
+	if err != nil {
+		t.Fatalf("watch-notice.sh wrote no marker for the deadline %s (%v); it said: %s", deadline, err, out)
+	}
+	if want := "deadline=" + deadline + " replicas=2 leaving=2,3 job=" + index + " leaves\n"; string(marker) != want {
+		t.Errorf("marker %q, want %q", marker, want)
+	}
+	t.Logf("the worked example on Pod %s*'s notice: %s", podPrefix, strings.TrimSpace(string(out)))
+}
+
 func sdNotice(t *T) {
 	ns := noticeJobSet(t, "nt", 4, 20)
 	before := t.jobUIDs(ns, "nt")
@@ -138,6 +191,7 @@ func sdNotice(t *T) {
 	if at(t.Get(ns, "jobset", "nt"), "metadata", "annotations", noticeStateKey) == nil {
 		t.Errorf("the JobSet has no %s", noticeStateKey)
 	}
+	t.runNoticeExample(t.annotationsOf(ns, "pods", "nt"), "nt-workers-3-", "3", fields[2])
 	if got := ctl.metric("jobset_scale_down_notices"); got != 1 {
 		t.Errorf("jobset_scale_down_notices = %v, want 1", got)
 	}
