@@ -1,6 +1,7 @@
 #include "scale_hazards.h"
 
 #include <algorithm>
+#include <limits>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
@@ -21,6 +22,7 @@ constexpr std::string_view kReplicatedJobReplicasLabel =
 constexpr std::string_view kDefaultGroup = "default";  // the CRD's default groupName
 constexpr std::int64_t kJobsNamed = 3;                 // Jobs named in a list before "and N more"
 constexpr std::string_view kKueueQueueLabel = "kueue.x-k8s.io/queue-name";
+constexpr std::size_t kNoNext = std::numeric_limits<std::size_t>::max();
 
 // A replicatedJob's replicas before and after the UPDATE (upstream's default is 1).
 struct Counts {
@@ -55,7 +57,7 @@ struct View {
   // For each replicatedJob named in a dependsOn: the dependant and whether it waits for Complete.
   std::unordered_map<std::string_view, std::vector<std::pair<std::string_view, bool>>> dependants;
   std::unordered_map<std::string_view, Group> groups;
-  // For each replicatedJob: the next one of its groupName (npos: none), and the replicas of its
+  // For each replicatedJob: the next one of its groupName (kNoNext: none), and the replicas of its
   // group before it by the old and the new counts (upstream's groupJobIndex of its Job 0).
   std::vector<std::size_t> next_in_group;
   std::vector<std::int64_t> old_group_before, new_group_before;
@@ -100,7 +102,7 @@ View view_of(JsonView old_js, JsonView new_js) {
       v.next_in_group[g.last] = i;
     }
     g.last = i;
-    v.next_in_group.push_back(std::string_view::npos);
+    v.next_in_group.push_back(kNoNext);
     v.old_group_before.push_back(g.old_replicas);
     v.new_group_before.push_back(g.new_replicas);
     g.old_replicas += c.old_replicas;
@@ -129,7 +131,7 @@ View view_of(JsonView old_js, JsonView new_js) {
 void group_index_shift(const View& v, const ReplicasChange& c, std::vector<Hazard>& out) {
   if (v.groups.size() < 2) return;
   const std::size_t m = v.next_in_group[c.index];
-  if (m == std::string_view::npos || c.new_replicas == c.old_replicas) return;
+  if (m == kNoNext || c.new_replicas == c.old_replicas) return;
   const std::int64_t stored = v.old_group_before[m], renumbered = v.new_group_before[m];
   out.push_back({ScaleHazard::kGlobalIndex, &c,
                  "upstream's JobSet controller labels a Job once, when it creates it, with an "

@@ -114,10 +114,6 @@ std::vector<std::string> scale_warnings(std::string_view jobset,
     total += hazards[i].size();
     out.push_back(hazards[i]);
   }
-  if (hazards_elided > 0) {
-    out.push_back("and " + std::to_string(hazards_elided) +
-                  " more warnings about what the scale changes");
-  }
   return out;
 }
 

@@ -58,7 +58,8 @@ std::string scale_warning_head(const ReplicasChange& c);
 //   for it to create
 // Runs of more than three Jobs are summarised ("js-workers-2 ... js-workers-9, 8 Jobs"). The
 // `hazards` (what else the scale changes, see src/validation/scale_hazards.h) follow, then
-// `hazards_elided` more counted but not written (past the budget already). The total stays under
+// `hazards_elided` more counted but not written: they are elided only once the kept ones exceed
+// the budget, so the count of those left out includes them. The total stays under
 // kMaxWarningsBytes, ending in a count of the warnings left out.
 std::vector<std::string> scale_warnings(std::string_view jobset,
                                         const std::vector<ReplicasChange>& changes,

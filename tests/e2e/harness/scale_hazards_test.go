@@ -264,9 +264,16 @@ func hazardGlobalIndex(t *T) {
 	if code != 0 {
 		t.Errorf("check exits %d; the cluster allows", code)
 	}
-	server := serverWarnings(r.Err)
+	sameWarnings(t, r.Err, out)
+}
+
+// sameWarnings: the warnings kubectl printed (its stderr) are those `check` printed (its output),
+// word for word, in any order.
+func sameWarnings(t *T, kubectlStderr, checkOut string) {
+	t.Helper()
+	server := serverWarnings(kubectlStderr)
 	var offline []string
-	for _, line := range strings.Split(out, "\n") {
+	for _, line := range strings.Split(checkOut, "\n") {
 		if _, w, ok := strings.Cut(line, ": warning: "); ok {
 			offline = append(offline, w)
 		}
@@ -308,19 +315,7 @@ func hazardGroupIndex(t *T) {
 	if code != 0 {
 		t.Errorf("check exits %d; the cluster allows: %s", code, out)
 	}
-	var offline []string
-	for _, line := range strings.Split(out, "\n") {
-		if _, w, ok := strings.Cut(line, ": warning: "); ok {
-			offline = append(offline, w)
-		}
-	}
-	server := serverWarnings(r.Err)
-	sort.Strings(server)
-	sort.Strings(offline)
-	if strings.Join(server, "\n") != strings.Join(offline, "\n") {
-		t.Errorf("warnings differ\nserver (kubectl):\n  %s\ncheck:\n  %s",
-			strings.Join(server, "\n  "), strings.Join(offline, "\n  "))
-	}
+	sameWarnings(t, r.Err, out)
 }
 
 // podLabels are the labels of the one Pod of Job job.
