@@ -1,7 +1,9 @@
 #include "jobset_webhook/validation/update.h"
 
 #include <array>
+#include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include "field_kinds.h"
 #include "json_values.h"
@@ -38,16 +40,25 @@ bool is_named_list(const FieldKind& kind) {
   return false;
 }
 
-// The entry of a list-map whose name is name, when there is exactly one.
-MaybeJson entry_named(MaybeJson list, std::string_view name) {
-  MaybeJson found;
-  for (const auto e : items_of(list)) {
-    if (string_or_empty(member(e, "name")) != name) continue;
-    if (found) return std::nullopt;
-    found = e;
+// The entries of a list-map by their name, for correlating each new entry with its old self: a
+// lookup per entry, not a scan of the old list per entry, which made a list of 9,000 env
+// entries cost seconds. A name held by more than one old entry correlates with none.
+class EntriesByName {
+ public:
+  explicit EntriesByName(MaybeJson list) {
+    for (const auto e : items_of(list)) {
+      const auto [it, inserted] = entries_.try_emplace(string_or_empty(member(e, "name")), e);
+      if (!inserted) it->second = std::nullopt;
+    }
   }
-  return found;
-}
+  MaybeJson find(std::string_view name) const {
+    const auto it = entries_.find(name);
+    return it == entries_.end() ? std::nullopt : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string_view, MaybeJson> entries_;
+};
 
 // The quantity strings of v that fail the CRD's pattern. old is the value the API server
 // correlates with v (through object keys and list-map keys; absent below an atomic list or where
@@ -81,12 +92,14 @@ void walk(const FieldKind& kind, JsonView v, MaybeJson old, field::Path& path,
     case Shape::kSlice: {
       if (v.type() != element_type::ARRAY || !kind.element) return;
       const bool named = is_named_list(kind);
+      const std::optional<EntriesByName> old_entries =
+          named ? std::optional<EntriesByName>(old) : std::nullopt;
       const std::size_t before = errs.size();
       std::size_t i = 0;
       for (const auto e : JsonArrayView(v)) {
         path.push_index(i++);
         walk(*kind.element, e,
-             named ? entry_named(old, string_or_empty(member(e, "name"))) : std::nullopt, path,
+             named ? old_entries->find(string_or_empty(member(e, "name"))) : std::nullopt, path,
              errs);
         path.pop();
       }
@@ -109,12 +122,12 @@ void walk(const FieldKind& kind, JsonView v, MaybeJson old, field::Path& path,
 
 field::ErrorList validate_update_schema(JsonView old_js, JsonView new_js) {
   field::ErrorList errs;
-  const auto old_list = member(member(old_js, "spec"), "replicatedJobs");
+  const EntriesByName old_rjobs(member(member(old_js, "spec"), "replicatedJobs"));
   std::size_t i = 0;
   for (const auto rj : items_of(member(member(new_js, "spec"), "replicatedJobs"))) {
     auto path = field::Path("spec").child("replicatedJobs").index(i++);
-    walk(replicated_job_kind(), rj, entry_named(old_list, string_or_empty(member(rj, "name"))),
-         path, errs);
+    walk(replicated_job_kind(), rj, old_rjobs.find(string_or_empty(member(rj, "name"))), path,
+         errs);
   }
   return errs;
 }

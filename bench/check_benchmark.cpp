@@ -1,0 +1,117 @@
+// What `check` costs, whole: both manifests read (with their positions), both stored forms, the
+// decision and the text report, for one pair of JobSet files that differ in replicas only.
+//   large-ordinary  the JobSets of the generated large-update-replicas review (1.1 MB): the
+//                   baseline, an ordinary JobSet of that size
+//   labels-60000    one pod template with 60,000 labels (a map of that many keys)
+//   env-36000       one container with 36,000 env entries (a list-map of that many entries)
+// scripts/bench-ratios divides each case's CPU time per byte by the baseline's: a map or a list of
+// any size must cost no more than a small multiple of an ordinary JobSet of the same size
+// (docs/benchmarks.md sets 3).
+//
+// Usage: check_benchmark [--benchmark_* flags] [BODIES_DIR]
+
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/check.h"
+#include "cli/manifests.h"
+#include "cli/report.h"
+#include "jobset_webhook/json.h"
+
+namespace {
+
+namespace cli = jobset_webhook::cli;
+using jobset_webhook::Json;
+
+struct Pair {
+  std::string name;
+  std::string old_text;
+  std::string new_text;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// A JobSet with one replicatedJob whose pod template is `pod_template` (JSON text).
+std::string jobset_text(int replicas, const std::string& pod_template) {
+  return R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"big",)"
+         R"("namespace":"default"},"spec":{"replicatedJobs":[{"name":"w","replicas":)" +
+         std::to_string(replicas) + R"(,"template":{"spec":{"template":)" + pod_template + "}}}]}}";
+}
+
+Pair labels_pair(int count) {
+  std::string labels;
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) labels += ",";
+    labels +=
+        "\"label-" + std::to_string(100000 + i) + "\":\"value-" + std::to_string(100000 + i) + "\"";
+  }
+  const std::string pod = R"({"metadata":{"labels":{)" + labels +
+                          R"(}},"spec":{"restartPolicy":"Never","containers":[{"name":"c",)"
+                          R"("image":"busybox"}]}})";
+  return {"labels-" + std::to_string(count), jobset_text(1, pod), jobset_text(2, pod)};
+}
+
+Pair env_pair(int count) {
+  std::string env;
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) env += ",";
+    env += R"({"name":"E)" + std::to_string(100000 + i) + R"(","value":"v)" +
+           std::to_string(100000 + i) + "\"}";
+  }
+  const std::string pod = R"({"spec":{"restartPolicy":"Never","containers":[{"name":"c",)"
+                          R"("image":"busybox","env":[)" +
+                          env + "]}]}}";
+  return {"env-" + std::to_string(count), jobset_text(1, pod), jobset_text(2, pod)};
+}
+
+// The two JobSets of a generated UPDATE review, as two manifest files.
+Pair review_pair(const std::string& name, const std::string& review_path) {
+  const Json review = Json::parse(read_file(review_path));
+  return {name, review["request"]["oldObject"].dump(), review["request"]["object"].dump()};
+}
+
+void check_pair(benchmark::State& state, const Pair* pair) {
+  const auto run = [pair] {
+    auto old_side = cli::parse_manifests(pair->old_text, "old.json");
+    auto new_side = cli::parse_manifests(pair->new_text, "new.json");
+    if (!old_side.ok() || !new_side.ok()) return std::string();
+    auto report = cli::check_manifests(old_side.value(), new_side.value(), {});
+    return report.ok() ? cli::render(report.value(), cli::Format::kText) : std::string();
+  };
+  // A pair that check refuses to read, or denies, measures nothing useful: checked once, untimed.
+  const std::string first = run();
+  if (first.find("0 denied, 1 allowed (1 updated") == std::string::npos) {
+    state.SkipWithError(("check did not allow the update: " + first).c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(run());
+  const auto bytes = pair->old_text.size() + pair->new_text.size();
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(bytes));
+  state.counters["body_bytes"] = static_cast<double>(bytes);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  const std::string dir = argc > 1 ? argv[1] : JOBSET_BENCH_BODIES_DIR;
+  const std::vector<Pair> pairs = {
+      review_pair("large-ordinary", dir + "/large-update-replicas.json"), labels_pair(60000),
+      env_pair(36000)};
+  for (const auto& pair : pairs)
+    benchmark::RegisterBenchmark(("check/" + pair.name).c_str(), check_pair, &pair);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
