@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 #include "jobset_webhook/json_access.h"
+#include "jobset_webhook/upstream_jobset.h"
 
 namespace jobset_webhook::controller {
 namespace {

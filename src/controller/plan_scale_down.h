@@ -42,8 +42,6 @@ inline constexpr const char* kReplicatedJobNameKey = "jobset.sigs.k8s.io/replica
 inline constexpr const char* kJobIndexKey = "jobset.sigs.k8s.io/job-index";
 inline constexpr const char* kRestartsKey = "jobset.sigs.k8s.io/restart-attempt";
 inline constexpr const char* kJobRestartAttemptKey = "jobset.sigs.k8s.io/job-restart-attempt";
-// spec.managedBy of a JobSet that upstream's controller reconciles.
-inline constexpr const char* kJobSetControllerName = "jobset.sigs.k8s.io/jobset-controller";
 
 enum class Propagation { kForeground, kBackground };
 

@@ -10,6 +10,7 @@
 #include "scale_safety.h"
 #include "jobset_webhook/validation/read.h"
 #include "jobset_webhook/scale_down_notice.h"
+#include "jobset_webhook/upstream_jobset.h"
 #include "jobset_webhook/validation/scale_warnings.h"
 #include "semantic.h"
 

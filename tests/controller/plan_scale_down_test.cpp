@@ -4,9 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "jobset_webhook/upstream_jobset.h"
 #include "support/child_jobs.h"
 
 using jobset_webhook::Json;
+using jobset_webhook::kJobSetControllerName;
 using namespace jobset_webhook::controller;
 using namespace jobset_webhook::testing;
 

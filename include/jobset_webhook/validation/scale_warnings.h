@@ -16,9 +16,6 @@ namespace jobset_webhook::validation {
 // an unreadable or oversized answer.
 inline constexpr std::size_t kMaxWarningsBytes = 4096;
 
-// spec.managedBy of a JobSet that upstream's JobSet controller reconciles (its default when unset).
-inline constexpr std::string_view kJobSetControllerName = "jobset.sigs.k8s.io/jobset-controller";
-
 struct ReplicasChange {
   std::string replicated_job;
   std::int64_t old_replicas = 0;
