@@ -14,6 +14,8 @@
 #include "documents.h"
 #include "flags_internal.h"
 #include "git_source.h"
+#include "kustomize.h"
+#include "kustomize_side.h"
 #include "manifests.h"
 #include "report.h"
 
@@ -97,13 +99,29 @@ std::optional<Failure> missing_on_both_sides(const std::vector<std::string>& pat
   return std::nullopt;
 }
 
+// True when a file of paths at ref is a kustomization: then the base is exported for kustomize.
+Result<bool> kustomization_at(const std::string& ref, const std::vector<std::string>& paths) {
+  std::vector<std::string> listed;
+  for (const auto& path : paths) {
+    if (path != "-") listed.push_back(path);
+  }
+  if (listed.empty()) return false;
+  auto names = files_at(ref, listed);
+  if (!names.ok()) return names.failure();
+  return std::any_of(names.value().begin(), names.value().end(), is_kustomization_file_name);
+}
+
 // What check compares: the files of --old with those of --new, or the PATHs at --base REF with
-// the same PATHs in the working tree. Every other flag applies to both forms alike.
+// the same PATHs in the working tree, kustomizations rendered on both sides (kustomize_side.h).
+// Every other flag applies to both forms alike.
 Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
+  const SideOnDisk working_tree{std::string(), std::string()};
   if (options.base.empty()) {
-    auto old_side = load_manifests(options.old_paths);
+    auto old_side = load_with_kustomize(options.old_paths, FileSystem(), Unreadable::kFail,
+                                        working_tree, options.kustomize);
     if (!old_side.ok()) return old_side.failure();
-    auto new_side = load_manifests(options.new_paths);
+    auto new_side = load_with_kustomize(options.new_paths, FileSystem(), Unreadable::kFail,
+                                        working_tree, options.kustomize);
     if (!new_side.ok()) return new_side.failure();
     return std::pair{std::move(old_side).value(), std::move(new_side).value()};
   }
@@ -111,12 +129,28 @@ Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
   if (!at_base.ok()) return at_base.failure();
   if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
     return *problem;
+  // kustomize reads files itself: the commit is exported whole (bases and components may be
+  // anywhere in the repository), and removed once rendered.
+  std::optional<TemporaryDirectory> export_dir;
+  SideOnDisk at_base_on_disk{std::nullopt, options.base + ":"};
+  const auto has_kustomization = kustomization_at(options.base, options.paths);
+  if (!has_kustomization.ok()) return has_kustomization.failure();
+  if (has_kustomization.value()) {
+    auto created = TemporaryDirectory::create();
+    if (!created.ok()) return created.failure();
+    export_dir.emplace(std::move(created).value());
+    auto root = export_commit(options.base, export_dir->path());
+    if (!root.ok()) return root.failure();
+    at_base_on_disk.root = root.value();
+  }
   // A file the base cannot read is a note, so that a change can repair it.
-  auto old_side = load_manifests(options.paths, *at_base.value(), Unreadable::kNote);
+  auto old_side = load_with_kustomize(options.paths, *at_base.value(), Unreadable::kNote,
+                                      at_base_on_disk, options.kustomize);
   if (!old_side.ok()) return old_side.failure();
   const auto top_level = git_top_level();
   if (!top_level.ok()) return top_level.failure();
-  auto new_side = load_manifests(options.paths, WorkingTree(top_level.value()));
+  auto new_side = load_with_kustomize(options.paths, WorkingTree(top_level.value()),
+                                      Unreadable::kFail, working_tree, options.kustomize);
   if (!new_side.ok()) return new_side.failure();
   return std::pair{std::move(old_side).value(), std::move(new_side).value()};
 }
@@ -222,6 +256,10 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("paths", o.paths,
                   "With --base: files or directories, relative to the current directory");
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
+  cmd->add_option("--kustomize", o.kustomize,
+                  "The program that renders a directory holding a kustomization: kustomize (run "
+                  "as BIN build DIR) or kubectl (BIN kustomize DIR); default: kustomize, else "
+                  "kubectl, from PATH");
   add_format_flag(cmd, o.format);
   add_field_validation_flag(cmd, o.field_validation);
   return {cmd, [options] { return check(*options); }};

@@ -79,6 +79,9 @@ struct CheckOptions {
   std::string config;                       // policy file; empty for the default policy
   std::string format = "text";              // text, json, junit, sarif, github
   std::string field_validation = "Strict";  // kubectl's --field-validation: Strict, Warn, Ignore
+  // The program that renders kustomizations (kustomize, or kubectl); empty: kustomize, else
+  // kubectl, from PATH.
+  std::string kustomize;
 };
 
 // `jobset-webhook check`: the UPDATE (and CREATE) rules between two sets of manifests, as the
