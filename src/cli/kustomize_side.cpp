@@ -59,6 +59,22 @@ struct Found {
   std::string path;
 };
 
+// For a file PATH given relative to the current directory (as pre-commit passes changed files):
+// the nearest directory, its own or above it up to the current directory, that holds a
+// kustomization, on disk; the file is that kustomization's input. nullopt otherwise, and for an
+// absolute PATH (a render saved outside the tree, e.g. by the Helm recipe).
+template <typename OnDisk>
+std::optional<std::string> owner_of(const std::string& path, const OnDisk& on_disk) {
+  const fs::path given(path);
+  std::error_code ec;
+  if (given.is_absolute() || !fs::is_regular_file(on_disk(path), ec)) return std::nullopt;
+  for (fs::path dir = given.lexically_normal().parent_path();; dir = dir.parent_path()) {
+    const std::string here = on_disk(dir.empty() ? std::string(".") : dir.string());
+    if (kustomization_file(here)) return here;
+    if (dir.empty()) return std::nullopt;
+  }
+}
+
 // Reads one render as load_manifests reads a file, then places and locates its objects.
 Result<Manifests> read_render(const std::string& text, const Found& found,
                               const std::string& display_file,
@@ -105,9 +121,9 @@ Result<Manifests> load_with_kustomize(const std::vector<std::string>& paths,
   for (const auto& path : paths) {
     if (path == "-") continue;
     std::vector<std::string> dirs = kustomization_dirs(on_disk(path));
-    // A kustomization file named as a PATH stands for its directory.
-    if (dirs.empty() && is_kustomization_file_name(path))
-      dirs = kustomization_dirs(normal_dir(fs::path(on_disk(path)).parent_path()));
+    if (dirs.empty()) {
+      if (auto owner = owner_of(path, on_disk)) dirs.push_back(*owner);
+    }
     for (const auto& dir : dirs) {
       const std::string dir_here = from_disk(dir);
       owned.push_back(dir_here);

@@ -26,9 +26,10 @@ struct SideOnDisk {
 };
 
 // load_manifests(paths, source, unreadable), with every kustomization found among paths (a
-// directory holding kustomization.yaml, .yml or Kustomization, or such a file named as a path)
-// rendered instead, unless its kind is Component. The JobSets of a render are placed (for
-// pairing) by their kustomization file's path below its PATH; their marks point into that file
+// directory holding kustomization.yaml, .yml or Kustomization) rendered instead, unless its kind
+// is Component. A file named as a relative PATH in a kustomization's directory, or below one,
+// stands for that kustomization (a kustomization file, a patch, a base's manifest: what
+// pre-commit passes when they change). The JobSets of a render are placed (for pairing) by their kustomization file's path below its PATH; their marks point into that file
 // (kustomize_origin.h: the `images:` entry or patch that set a field, line 1 otherwise) and their
 // sources at a file of the tree that writes a field. Other objects of a render are skipped, at
 // the kustomization's first line.

@@ -22,6 +22,9 @@
 namespace jobset_webhook::cli {
 namespace {
 
+// The files as they are here, kustomizations rendered in place.
+const SideOnDisk kWorkingTree{std::string(), std::string()};
+
 int unusable(std::string_view command, const Failure& failure) {
   std::cerr << "jobset-webhook " << command << ": " << failure.message << "\n";
   return exit_code(failure);
@@ -115,13 +118,12 @@ Result<bool> kustomization_at(const std::string& ref, const std::vector<std::str
 // the same PATHs in the working tree, kustomizations rendered on both sides (kustomize_side.h).
 // Every other flag applies to both forms alike.
 Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
-  const SideOnDisk working_tree{std::string(), std::string()};
   if (options.base.empty()) {
     auto old_side = load_with_kustomize(options.old_paths, FileSystem(), Unreadable::kFail,
-                                        working_tree, options.kustomize);
+                                        kWorkingTree, options.kustomize);
     if (!old_side.ok()) return old_side.failure();
     auto new_side = load_with_kustomize(options.new_paths, FileSystem(), Unreadable::kFail,
-                                        working_tree, options.kustomize);
+                                        kWorkingTree, options.kustomize);
     if (!new_side.ok()) return new_side.failure();
     return std::pair{std::move(old_side).value(), std::move(new_side).value()};
   }
@@ -150,7 +152,7 @@ Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
   const auto top_level = git_top_level();
   if (!top_level.ok()) return top_level.failure();
   auto new_side = load_with_kustomize(options.paths, WorkingTree(top_level.value()),
-                                      Unreadable::kFail, working_tree, options.kustomize);
+                                      Unreadable::kFail, kWorkingTree, options.kustomize);
   if (!new_side.ok()) return new_side.failure();
   return std::pair{std::move(old_side).value(), std::move(new_side).value()};
 }
@@ -179,7 +181,8 @@ int validate(const ValidateOptions& options) {
   if (auto problem = stdin_once({&options.paths})) return unusable("validate", *problem);
   const auto policy = policy_from(options.config);
   if (!policy.ok()) return unusable("validate", policy.failure());
-  const auto manifests = load_manifests(options.paths);
+  const auto manifests = load_with_kustomize(options.paths, FileSystem(), Unreadable::kFail,
+                                             kWorkingTree, options.kustomize);
   if (!manifests.ok()) return unusable("validate", manifests.failure());
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
@@ -194,7 +197,8 @@ int print_defaults(const DefaultOptions& options) {
   if (auto problem = stdin_once({&options.paths})) return unusable("default", *problem);
   const auto policy = policy_from(options.config);
   if (!policy.ok()) return unusable("default", policy.failure());
-  const auto manifests = load_manifests(options.paths);
+  const auto manifests = load_with_kustomize(options.paths, FileSystem(), Unreadable::kFail,
+                                             kWorkingTree, options.kustomize);
   if (!manifests.ok()) return unusable("default", manifests.failure());
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
@@ -256,10 +260,7 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("paths", o.paths,
                   "With --base: files or directories, relative to the current directory");
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
-  cmd->add_option("--kustomize", o.kustomize,
-                  "The program that renders a directory holding a kustomization: kustomize (run "
-                  "as BIN build DIR) or kubectl (BIN kustomize DIR); default: kustomize, else "
-                  "kubectl, from PATH");
+  add_kustomize_flag(cmd, o.kustomize);
   add_format_flag(cmd, o.format);
   add_field_validation_flag(cmd, o.field_validation);
   return {cmd, [options] { return check(*options); }};
@@ -275,6 +276,7 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
   add_format_flag(cmd, o.format);
   add_field_validation_flag(cmd, o.field_validation);
+  add_kustomize_flag(cmd, o.kustomize);
   return {cmd, [options] { return validate(*options); }};
 }
 
@@ -286,6 +288,7 @@ Command add_default_command(CLI::App& app) {
   cmd->add_option("paths", o.paths, std::string("Manifests: ") + kPathHelp)->required();
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
   add_field_validation_flag(cmd, o.field_validation);
+  add_kustomize_flag(cmd, o.kustomize);
   return {cmd, [options] { return print_defaults(*options); }};
 }
 

@@ -210,3 +210,23 @@ TEST_CASE("Without kustomize or kubectl, a kustomization is unusable input that 
   CHECK(named.exit_code == 2);
   CHECK(named.err.find("--kustomize /no/kustomize: no such executable") != std::string::npos);
 }
+
+TEST_CASE("validate renders the kustomizations that the files it is given belong to",
+          "[cli][kustomize][kubectl]") {
+  if (kubectl_missing()) return;
+  ScratchDir dir;
+  const Tree tree{dir, "repo"};
+  tree.write_base();
+  tree.write_overlay("1", 2);
+  // What pre-commit passes when a patch, a kustomization and a base's manifest change: none of
+  // them is read as a manifest of its own (the patch is a list, the kustomization has no kind).
+  const auto r = run_in(dir.path() + "/repo",
+                        "validate overlays/prod/replicas.yaml overlays/prod/kustomization.yaml "
+                        "base/jobset.yaml");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "validate: 2 JobSets: 0 denied, 2 allowed; 0 other objects skipped\n");
+  const auto defaults = run_in(dir.path() + "/repo", "default overlays/prod");
+  CHECK(defaults.exit_code == 0);
+  CHECK(defaults.out.find("name: prod-train\n  namespace: prod\n") != std::string::npos);
+}

@@ -93,6 +93,7 @@ struct ValidateOptions {
   std::string config;
   std::string format = "text";
   std::string field_validation = "Strict";
+  std::string kustomize;  // as CheckOptions::kustomize
 };
 
 // `jobset-webhook validate`: the CREATE rules for every JobSet found.
@@ -102,6 +103,7 @@ struct DefaultOptions {
   std::vector<std::string> paths;
   std::string config;
   std::string field_validation = "Strict";
+  std::string kustomize;  // as CheckOptions::kustomize
 };
 
 // `jobset-webhook default`: every JobSet found, as the cluster would store it, as YAML documents.
