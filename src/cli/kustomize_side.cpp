@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -166,6 +167,13 @@ Result<Manifests> load_with_kustomize(const std::vector<std::string>& paths,
     out.skipped.insert(out.skipped.end(), more.skipped.begin(), more.skipped.end());
   }
   return out;
+}
+
+bool holds_kustomization(const std::vector<std::string>& paths) {
+  const auto here = [](const std::string& path) { return path; };
+  return std::any_of(paths.begin(), paths.end(), [&](const std::string& path) {
+    return path != "-" && (!kustomization_dirs(path).empty() || owner_of(path, here));
+  });
 }
 
 Result<TemporaryDirectory> TemporaryDirectory::create() {

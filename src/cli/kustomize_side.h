@@ -40,6 +40,9 @@ Result<Manifests> load_with_kustomize(const std::vector<std::string>& paths,
                                       const FileSource& source, Unreadable unreadable,
                                       const SideOnDisk& disk, const std::string& binary);
 
+// True when load_with_kustomize would render a kustomization for paths in the working tree.
+bool holds_kustomization(const std::vector<std::string>& paths);
+
 // A directory of its own under $TMPDIR (or /tmp), removed with everything in it when destroyed.
 class TemporaryDirectory {
  public:

@@ -131,13 +131,14 @@ Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
   if (!at_base.ok()) return at_base.failure();
   if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
     return *problem;
-  // kustomize reads files itself: the commit is exported whole (bases and components may be
-  // anywhere in the repository), and removed once rendered.
+  // kustomize reads files itself: when either side has a kustomization, the commit is exported
+  // whole (bases and components may be anywhere in the repository), and removed once rendered.
   std::optional<TemporaryDirectory> export_dir;
   SideOnDisk at_base_on_disk{std::nullopt, options.base + ":"};
   const auto has_kustomization = kustomization_at(options.base, options.paths);
   if (!has_kustomization.ok()) return has_kustomization.failure();
-  if (has_kustomization.value()) {
+  // A file PATH of a kustomize tree stands for its kustomization at REF too.
+  if (has_kustomization.value() || holds_kustomization(options.paths)) {
     auto created = TemporaryDirectory::create();
     if (!created.ok()) return created.failure();
     export_dir.emplace(std::move(created).value());

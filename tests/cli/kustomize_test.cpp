@@ -147,6 +147,17 @@ TEST_CASE("--base REF renders the kustomizations of an export of REF",
     CHECK(r.out.find("check: 1 JobSet: 0 denied, 1 allowed (1 updated, 0 created)") !=
           std::string::npos);
   }
+  SECTION("a changed patch named as a PATH (as pre-commit names it): its overlay, at REF too") {
+    tree.write_overlay("1", 6);
+    const auto r =
+        run_in(dir.path() + "/repo", "check --base HEAD overlays/prod/replicas.yaml", env);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("check: 1 JobSet: 0 denied, 1 allowed (1 updated, 0 created)") !=
+          std::string::npos);
+    CHECK(r.out.find(": warning: replicatedJob \"workers\" scaled up from 2 to 6") !=
+          std::string::npos);
+  }
   SECTION("a base that no longer renders is a note, not a failure") {
     dir.write("repo/overlays/prod/kustomization.yaml", "resources:\n- missing.yaml\n");
     git_commit_all(dir.path() + "/repo", "broken");
