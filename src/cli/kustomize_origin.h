@@ -28,6 +28,9 @@ class KustomizationTree {
   // kustomizations it lists (resources, bases, components) can read: kustomize reads no file
   // outside a kustomization's directory. display names a file on disk as reports give it.
   KustomizationTree(const std::string& dir, std::function<std::string(const std::string&)> display);
+  // Its patches point into its own files: not copied.
+  KustomizationTree(const KustomizationTree&) = delete;
+  KustomizationTree& operator=(const KustomizationTree&) = delete;
 
   // Where each scalar of rendered (an object of the render of dir) comes from:
   // - an image whose tag, digest or name an `images:` entry sets: that entry's newTag, digest or
