@@ -241,3 +241,31 @@ TEST_CASE("validate renders the kustomizations that the files it is given belong
   CHECK(defaults.exit_code == 0);
   CHECK(defaults.out.find("name: prod-train\n  namespace: prod\n") != std::string::npos);
 }
+
+TEST_CASE("A field a strategic-merge patch sets points at the patch's entry and its line",
+          "[cli][kustomize][kubectl]") {
+  if (kubectl_missing()) return;
+  ScratchDir dir;
+  const std::string patch =
+      "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: train\nspec:\n"
+      "  replicatedJobs:\n  - name: workers\n    template:\n      spec:\n        template:\n"
+      "          spec:\n            containers:\n            - name: main\n"
+      "              image: trainer:";
+  for (const std::string side : {"old", "new"}) {
+    const Tree tree{dir, side};
+    tree.write_base();
+    dir.write(side + "/overlays/gpu/kustomization.yaml",
+              "resources:\n- ../../base\npatches:\n- path: image.yaml\n");
+    dir.write(side + "/overlays/gpu/image.yaml", patch + (side == "old" ? "1" : "2") + "\n");
+  }
+  const auto r = run_in(dir.path(), "check --old old --new new");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  const std::string image_patch = slurp(dir.path() + "/new/overlays/gpu/image.yaml");
+  CHECK(r.out.find("new/overlays/gpu/kustomization.yaml:4:3: " + kImageLine +
+                   "\"trainer:2\": field is immutable (old value: \"trainer:1\")\n"
+                   "new/overlays/gpu/image.yaml:" +
+                   position_of(image_patch, "image:") +
+                   ": note: spec.replicatedJobs[0].template.spec.template.spec.containers[0]."
+                   "image is written here\n") != std::string::npos);
+}
