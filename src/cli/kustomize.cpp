@@ -89,18 +89,19 @@ bool is_component(const std::string& kustomization_text) {
   return kind != docs.value().front().end() && *kind == "Component";
 }
 
-Result<std::string> render_kustomization(const Kustomize& tool, const std::string& dir) {
+Result<std::string> render_kustomization(const Kustomize& tool, const std::string& dir,
+                                         const std::string& what) {
   std::vector<std::string> argv = tool.command;
   argv.push_back(dir);
   auto run = run_process(argv);
   if (!run.ok()) {
-    return failed_precondition(dir + ": " + tool.command.front() +
+    return failed_precondition(what + ": " + tool.command.front() +
                                " could not be started: " + run.failure().message);
   }
   if (run.value().exit_code != 0) {
     std::string command;
     for (const auto& arg : argv) command += (command.empty() ? "" : " ") + arg;
-    return invalid_argument(dir + ": `" + command + "` failed (exit " +
+    return invalid_argument(what + ": `" + command + "` failed (exit " +
                             std::to_string(run.value().exit_code) +
                             "): " + tail_of(run.value().err));
   }

@@ -42,7 +42,9 @@ Result<Kustomize> find_kustomize(const std::string& binary, const std::string& w
 // component is rendered only as part of a kustomization that lists it, never alone.
 bool is_component(const std::string& kustomization_text);
 
-// The multi-document YAML the tool prints for dir. Failure: the tool's exit code and its stderr.
-Result<std::string> render_kustomization(const Kustomize& tool, const std::string& dir);
+// The multi-document YAML the tool prints for dir. Failure, after what (the kustomization file as
+// reports name it): the command, its exit code and the end of its stderr, on one line.
+Result<std::string> render_kustomization(const Kustomize& tool, const std::string& dir,
+                                         const std::string& what);
 
 }  // namespace jobset_webhook::cli

@@ -148,7 +148,7 @@ Result<Manifests> load_with_kustomize(const std::vector<std::string>& paths,
       if (!detected.ok()) return detected.failure();
       tool = std::move(detected).value();
     }
-    auto rendered = render_kustomization(*tool, kustomization.dir_on_disk);
+    auto rendered = render_kustomization(*tool, kustomization.dir_on_disk, display_file);
     Result<Manifests> read =
         rendered.ok() ? read_render(rendered.value(), kustomization, display_file, display)
                       : Result<Manifests>(rendered.failure());

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "support/files.h"
@@ -97,6 +98,15 @@ TEST_CASE("An overlay's change is judged on the render, at the overlay's kustomi
                                       position_of(new_tree.overlay_text(), "target:") +
                                       ": warning: replicatedJob \"workers\" scaled up from 2 to 6",
                                   0) == 0);
+  }
+  SECTION("a kustomization that does not render: unusable input, in the tool's words") {
+    dir.write("new/overlays/prod/kustomization.yaml", "resources:\n- missing.yaml\n");
+    const auto r = check();
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("jobset-webhook check: new/overlays/prod/kustomization.yaml: `", 0) == 0);
+    CHECK(r.err.find("missing.yaml") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
   SECTION("an image changed in the base: refused in each render, the base's line as its source") {
     dir.write("new/base/jobset.yaml", jobset_yaml("train", "other:1", 1));
