@@ -80,7 +80,7 @@ bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetRe
     result.findings.push_back(
         {create ? field::forbidden(field::Path(field.path), create_prefix + message)
                 : patch("strict decoding error: " + message),
-         locate_tokens(*js.manifest, field.tokens), std::nullopt});
+         locate_tokens(*js.manifest, field.tokens), std::nullopt, std::nullopt});
   }
   if (field_validation != FieldValidation::kStrict) return false;
   result.allowed = false;
@@ -171,7 +171,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   for (const auto& error : field::deduplicated(decision.errors)) {
     // An upstream error without a field points at the field that caused it.
     Finding finding{error, js.manifest->locate(error.origin.empty() ? error.field : error.origin),
-                    std::nullopt};
+                    std::nullopt, std::nullopt};
+    finding.source = js.manifest->source_of(error.origin.empty() ? error.field : error.origin);
     if (old_js != nullptr && error.type == field::ErrorType::kInvalid) {
       finding.old_value = old_value_of(error, old_js->object, js.object);
     }

@@ -28,6 +28,14 @@ inline void add_field_validation_flag(CLI::App* app, std::string& field_validati
       ->capture_default_str();
 }
 
+// --kustomize of check, validate and default (cli/kustomize.h).
+inline void add_kustomize_flag(CLI::App* app, std::string& kustomize) {
+  app->add_option("--kustomize", kustomize,
+                  "The program that renders a directory holding a kustomization: kustomize (run "
+                  "as BIN build DIR) or kubectl (BIN kustomize DIR); default: kustomize, else "
+                  "kubectl, from PATH");
+}
+
 // --log-level and --log-format of the daemons (runtime/log.h).
 inline void add_log_flags(CLI::App* app, std::string& level, std::string& format,
                           const char* info_help = "info") {

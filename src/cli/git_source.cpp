@@ -1,95 +1,26 @@
 #include "git_source.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <array>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <utility>
 #include <vector>
 
-extern char** environ;
+#include "process.h"
 
 namespace jobset_webhook::cli {
 namespace {
 
-struct Run {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `git args...` in the current directory, its output through pipes. Failure only when git
-// cannot be started (not installed, not on PATH).
-Result<Run> run_git(const std::vector<std::string>& args) {
-  std::array<int, 2> out_pipe{-1, -1}, err_pipe{-1, -1};
-  if (::pipe(out_pipe.data()) != 0)
-    return internal_error(std::string("pipe: ") + std::strerror(errno));
-  if (::pipe(err_pipe.data()) != 0) {
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    return internal_error(std::string("pipe: ") + std::strerror(errno));
+// Runs `git args...` in the current directory. Failure only when git cannot be started.
+Result<ProcessOutput> run_git(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"git"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto run = run_process(argv);
+  if (!run.ok()) {
+    return failed_precondition("--base needs git, which could not be started: " +
+                               run.failure().message);
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-    posix_spawn_file_actions_addclose(&actions, fd);
-  std::vector<std::string> argv_strings = {"git"};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_strings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (spawned != 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    return failed_precondition(std::string("--base needs git, which could not be started: ") +
-                               std::strerror(spawned));
-  }
-  Run run;
-  std::array<pollfd, 2> fds{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0}};
-  std::array<std::string*, 2> sinks{&run.out, &run.err};
-  std::size_t open = 2;
-  char buffer[65536];
-  while (open > 0) {
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        sinks[i]->append(buffer, static_cast<std::size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open;
-      }
-    }
-  }
-  for (const auto& fd : fds) {
-    if (fd.fd >= 0) ::close(fd.fd);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return run;
 }
 
@@ -257,6 +188,47 @@ Result<std::unique_ptr<FileSource>> git_source(const std::string& ref) {
   if (!prefix.ok()) return prefix.failure();
   return std::unique_ptr<FileSource>(std::make_unique<GitTree>(ref, first_line(commit.value().out),
                                                                first_line(prefix.value().out)));
+}
+
+Result<std::vector<std::string>> files_at(const std::string& ref,
+                                          const std::vector<std::string>& paths) {
+  std::vector<std::string> args = {"ls-tree", "-r", "-z", "--name-only", ref + "^{commit}", "--"};
+  args.insert(args.end(), paths.begin(), paths.end());
+  auto listed = run_git(args);
+  if (!listed.ok()) return listed.failure();
+  if (listed.value().exit_code != 0)
+    return invalid_argument("--base " + ref + ": " + first_line(listed.value().err));
+  std::vector<std::string> names;
+  const std::string& out = listed.value().out;
+  for (std::size_t start = 0; start < out.size();) {
+    auto end = out.find('\0', start);
+    if (end == std::string::npos) end = out.size();
+    names.push_back(out.substr(start, end - start));
+    start = end + 1;
+  }
+  return names;
+}
+
+Result<std::string> export_commit(const std::string& ref, const std::string& dir) {
+  auto top = git_top_level();
+  if (!top.ok()) return top.failure();
+  auto prefix = run_git({"rev-parse", "--show-prefix"});
+  if (!prefix.ok()) return prefix.failure();
+  // From the top level: run in a subdirectory, git archive would export that subdirectory only.
+  const std::string tar_file = dir + "/.export.tar";
+  auto archived =
+      run_git({"-C", top.value(), "archive", "--format=tar", "-o", tar_file, ref + "^{commit}"});
+  if (!archived.ok()) return archived.failure();
+  if (archived.value().exit_code != 0)
+    return invalid_argument("--base " + ref + ": git archive: " + first_line(archived.value().err));
+  auto extracted = run_process({"tar", "-x", "-f", tar_file, "-C", dir});
+  if (!extracted.ok())
+    return failed_precondition("--base: tar could not be started: " + extracted.failure().message);
+  std::error_code ec;
+  std::filesystem::remove(tar_file, ec);
+  if (extracted.value().exit_code != 0)
+    return internal_error("--base " + ref + ": tar: " + first_line(extracted.value().err));
+  return (std::filesystem::path(dir) / first_line(prefix.value().out)).lexically_normal().string();
 }
 
 Result<std::string> git_top_level() {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "manifests.h"
 #include "jobset_webhook/result.h"
@@ -20,6 +21,17 @@ namespace jobset_webhook::cli {
 // Links are read as that commit's working tree would read them (FileSource::expand), inside the
 // repository.
 Result<std::unique_ptr<FileSource>> git_source(const std::string& ref);
+
+// The names (relative to the current directory) of every file of paths at ref, links and
+// extensionless files included. Failure as for git_source.
+Result<std::vector<std::string>> files_at(const std::string& ref,
+                                          const std::vector<std::string>& paths);
+
+// Writes the whole tree of ref into the empty directory dir (git archive, then tar: what a
+// checkout of ref would hold, without touching the repository), for tools that read files
+// themselves (kustomize). Returns where the current directory is in it (dir, or dir/deploy when
+// run from deploy/). Failure: git or tar not found or failing, with their message.
+Result<std::string> export_commit(const std::string& ref, const std::string& dir);
 
 // The top level of the work tree of the current directory (git rev-parse --show-toplevel): where
 // links of the working tree may lead with --base.

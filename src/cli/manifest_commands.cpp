@@ -14,11 +14,16 @@
 #include "documents.h"
 #include "flags_internal.h"
 #include "git_source.h"
+#include "kustomize.h"
+#include "kustomize_side.h"
 #include "manifests.h"
 #include "report.h"
 
 namespace jobset_webhook::cli {
 namespace {
+
+// The files as they are here, kustomizations rendered in place.
+const SideOnDisk kWorkingTree{std::string(), std::string()};
 
 int unusable(std::string_view command, const Failure& failure) {
   std::cerr << "jobset-webhook " << command << ": " << failure.message << "\n";
@@ -97,13 +102,28 @@ std::optional<Failure> missing_on_both_sides(const std::vector<std::string>& pat
   return std::nullopt;
 }
 
+// True when a file of paths at ref is a kustomization: then the base is exported for kustomize.
+Result<bool> kustomization_at(const std::string& ref, const std::vector<std::string>& paths) {
+  std::vector<std::string> listed;
+  for (const auto& path : paths) {
+    if (path != "-") listed.push_back(path);
+  }
+  if (listed.empty()) return false;
+  auto names = files_at(ref, listed);
+  if (!names.ok()) return names.failure();
+  return std::any_of(names.value().begin(), names.value().end(), is_kustomization_file_name);
+}
+
 // What check compares: the files of --old with those of --new, or the PATHs at --base REF with
-// the same PATHs in the working tree. Every other flag applies to both forms alike.
+// the same PATHs in the working tree, kustomizations rendered on both sides (kustomize_side.h).
+// Every other flag applies to both forms alike.
 Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
   if (options.base.empty()) {
-    auto old_side = load_manifests(options.old_paths);
+    auto old_side = load_with_kustomize(options.old_paths, FileSystem(), Unreadable::kFail,
+                                        kWorkingTree, options.kustomize);
     if (!old_side.ok()) return old_side.failure();
-    auto new_side = load_manifests(options.new_paths);
+    auto new_side = load_with_kustomize(options.new_paths, FileSystem(), Unreadable::kFail,
+                                        kWorkingTree, options.kustomize);
     if (!new_side.ok()) return new_side.failure();
     return std::pair{std::move(old_side).value(), std::move(new_side).value()};
   }
@@ -111,12 +131,29 @@ Result<std::pair<Manifests, Manifests>> sides_of(const CheckOptions& options) {
   if (!at_base.ok()) return at_base.failure();
   if (auto problem = missing_on_both_sides(options.paths, *at_base.value(), options.base))
     return *problem;
+  // kustomize reads files itself: when either side has a kustomization, the commit is exported
+  // whole (bases and components may be anywhere in the repository), and removed once rendered.
+  std::optional<TemporaryDirectory> export_dir;
+  SideOnDisk at_base_on_disk{std::nullopt, options.base + ":"};
+  const auto has_kustomization = kustomization_at(options.base, options.paths);
+  if (!has_kustomization.ok()) return has_kustomization.failure();
+  // A file PATH of a kustomize tree stands for its kustomization at REF too.
+  if (has_kustomization.value() || holds_kustomization(options.paths)) {
+    auto created = TemporaryDirectory::create();
+    if (!created.ok()) return created.failure();
+    export_dir.emplace(std::move(created).value());
+    auto root = export_commit(options.base, export_dir->path());
+    if (!root.ok()) return root.failure();
+    at_base_on_disk.root = root.value();
+  }
   // A file the base cannot read is a note, so that a change can repair it.
-  auto old_side = load_manifests(options.paths, *at_base.value(), Unreadable::kNote);
+  auto old_side = load_with_kustomize(options.paths, *at_base.value(), Unreadable::kNote,
+                                      at_base_on_disk, options.kustomize);
   if (!old_side.ok()) return old_side.failure();
   const auto top_level = git_top_level();
   if (!top_level.ok()) return top_level.failure();
-  auto new_side = load_manifests(options.paths, WorkingTree(top_level.value()));
+  auto new_side = load_with_kustomize(options.paths, WorkingTree(top_level.value()),
+                                      Unreadable::kFail, kWorkingTree, options.kustomize);
   if (!new_side.ok()) return new_side.failure();
   return std::pair{std::move(old_side).value(), std::move(new_side).value()};
 }
@@ -145,7 +182,8 @@ int validate(const ValidateOptions& options) {
   if (auto problem = stdin_once({&options.paths})) return unusable("validate", *problem);
   const auto policy = policy_from(options.config);
   if (!policy.ok()) return unusable("validate", policy.failure());
-  const auto manifests = load_manifests(options.paths);
+  const auto manifests = load_with_kustomize(options.paths, FileSystem(), Unreadable::kFail,
+                                             kWorkingTree, options.kustomize);
   if (!manifests.ok()) return unusable("validate", manifests.failure());
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
@@ -160,7 +198,8 @@ int print_defaults(const DefaultOptions& options) {
   if (auto problem = stdin_once({&options.paths})) return unusable("default", *problem);
   const auto policy = policy_from(options.config);
   if (!policy.ok()) return unusable("default", policy.failure());
-  const auto manifests = load_manifests(options.paths);
+  const auto manifests = load_with_kustomize(options.paths, FileSystem(), Unreadable::kFail,
+                                             kWorkingTree, options.kustomize);
   if (!manifests.ok()) return unusable("default", manifests.failure());
   const auto field_validation = parse_field_validation(options.field_validation);
   if (!field_validation) {
@@ -222,6 +261,7 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("paths", o.paths,
                   "With --base: files or directories, relative to the current directory");
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
+  add_kustomize_flag(cmd, o.kustomize);
   add_format_flag(cmd, o.format);
   add_field_validation_flag(cmd, o.field_validation);
   return {cmd, [options] { return check(*options); }};
@@ -237,6 +277,7 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
   add_format_flag(cmd, o.format);
   add_field_validation_flag(cmd, o.field_validation);
+  add_kustomize_flag(cmd, o.kustomize);
   return {cmd, [options] { return validate(*options); }};
 }
 
@@ -248,6 +289,7 @@ Command add_default_command(CLI::App& app) {
   cmd->add_option("paths", o.paths, std::string("Manifests: ") + kPathHelp)->required();
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)");
   add_field_validation_flag(cmd, o.field_validation);
+  add_kustomize_flag(cmd, o.kustomize);
   return {cmd, [options] { return print_defaults(*options); }};
 }
 

@@ -287,6 +287,12 @@ std::optional<Location> JobSetManifest::mark_of(std::string_view field_path) con
   return Location{file, it->second.line, it->second.column};
 }
 
+std::optional<Location> JobSetManifest::source_of(std::string_view field_path) const {
+  const auto it = sources.find(patch::pointer(field_path_tokens(field_path)));
+  if (it == sources.end()) return std::nullopt;
+  return it->second;
+}
+
 Location JobSetManifest::locate(std::string_view field_path) const {
   auto tokens = field_path_tokens(field_path);
   while (!tokens.empty()) {

@@ -42,6 +42,10 @@ struct JobSetManifest {
   // side's file at the same place (cli/pairing.h).
   std::string relative;
   std::map<std::string, Mark, std::less<>> marks;  // of object's values, by JSON pointer
+  // For a JobSet that kustomize rendered (file is then its kustomization, and marks the entries
+  // of that file that set a field): where a file of the kustomization's tree writes a field's
+  // value, by JSON pointer. Empty for a JobSet read from a file as it is written.
+  std::map<std::string, Location, std::less<>> sources;
 
   // "namespace/name", or "namespace/<generateName>*" for a JobSet without a name.
   std::string display_name() const;
@@ -53,6 +57,8 @@ struct JobSetManifest {
   Location locate(std::string_view field_path) const;
   // Where exactly that field is written; nullopt when the manifest leaves it out.
   std::optional<Location> mark_of(std::string_view field_path) const;
+  // Where sources says that field is written; nullopt when it says nothing.
+  std::optional<Location> source_of(std::string_view field_path) const;
 };
 
 // A document that is not a jobset.x-k8s.io/v1alpha2 JobSet: counted and listed, not checked.

@@ -29,6 +29,9 @@ struct Finding {
   field::Error error;
   Location where;                     // the field in the new manifest (or its nearest ancestor)
   std::optional<OldValue> old_value;  // UPDATE findings that show a value
+  // For a JobSet kustomize rendered (where is then in its kustomization): the line of a file of
+  // the kustomization's tree that writes the field's value, when one is found.
+  std::optional<Location> source;
 };
 
 enum class Change { kUpdate, kCreate, kDelete };

@@ -22,6 +22,11 @@ Json finding_json(const Finding& finding) {
   if (finding.old_value) {
     out["oldValue"] = finding.old_value->set ? Json(finding.old_value->printed) : Json(nullptr);
   }
+  if (finding.source) {
+    Json source = Json::object();
+    put_location(source, *finding.source);
+    out["source"] = std::move(source);
+  }
   return out;
 }
 

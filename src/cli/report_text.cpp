@@ -16,8 +16,12 @@ std::string render_text(const Report& report) {
       continue;
     }
     if (const auto note = notes.line(js)) out += js.where.to_string() + ": note: " + *note + "\n";
-    for (const auto& finding : js.findings)
+    for (const auto& finding : js.findings) {
       out += finding.where.to_string() + ": " + finding_text(finding) + "\n";
+      if (finding.source)
+        out +=
+            finding.source->to_string() + ": note: " + finding.error.field + " is written here\n";
+    }
     for (std::size_t i = 0; i < js.warnings.size(); ++i)
       out += js.warning_location(i).to_string() + ": warning: " + js.warnings[i] + "\n";
   }

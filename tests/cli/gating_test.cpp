@@ -1,6 +1,6 @@
 // `check` on repositories as CI sees them (docs/ci-gating.md): two copies of one tree paired by
-// path, `--base REF` read from git, findings at the line of their cause in every format, kustomize
-// overlays rendered at both commits, and the pre-commit hook. The trees are written here; the
+// path, `--base REF` read from git, findings at the line of their cause in every format, and the
+// pre-commit hook (kustomize: kustomize_test.cpp). The trees are written here; the
 // upstream examples are used too when they are present ([upstream_examples]).
 
 #include <catch2/catch.hpp>
@@ -10,90 +10,32 @@
 #include "cli/pairing.h"
 #include "support/files.h"
 #include "support/process.h"
+#include "support/repository.h"
 
 namespace cli = jobset_webhook::cli;
 namespace fs = std::filesystem;
 using jobset_webhook::Json;
+using jobset_webhook::testing::first_line;
+using jobset_webhook::testing::git_commit_all;
+using jobset_webhook::testing::git_init;
+using jobset_webhook::testing::have;
+using jobset_webhook::testing::jobset_yaml;
+using jobset_webhook::testing::kGit;
+using jobset_webhook::testing::position_at;
+using jobset_webhook::testing::position_of;
 using jobset_webhook::testing::ProcessResult;
+using jobset_webhook::testing::run_in;
 using jobset_webhook::testing::ScratchDir;
+using jobset_webhook::testing::shell;
 using jobset_webhook::testing::slurp;
 
 namespace {
 
-// A JobSet with one ReplicatedJob "workers"; replicas < 0 leaves replicas out.
-std::string jobset_yaml(const std::string& name, const std::string& image, int replicas = -1,
-                        const std::string& extra_spec = "") {
-  return "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: " + name +
-         "\nspec:\n" + extra_spec + "  replicatedJobs:\n  - name: workers\n" +
-         (replicas >= 0 ? "    replicas: " + std::to_string(replicas) + "\n" : "") +
-         "    template:\n      spec:\n        template:\n          spec:\n            containers:\n"
-         "            - name: main\n              image: " +
-         image + "\n";
-}
-
 const std::string kConfigMap = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n";
-
-// "line:column" (1-based) of offset at in text.
-std::string position_at(const std::string& text, std::size_t at) {
-  const auto newline = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
-  const auto line_start = newline == std::string::npos ? 0 : newline + 1;
-  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
-  return std::to_string(line) + ":" + std::to_string(at - line_start + 1);
-}
-
-// "line:column" of the first needle in text; the test fails if there is none.
-std::string position_of(const std::string& text, const std::string& needle) {
-  const auto at = text.find(needle);
-  REQUIRE(at != std::string::npos);
-  return position_at(text, at);
-}
 
 // "line=L,col=C" of a "L:C" position, as GitHub's workflow commands spell it.
 std::string github_position(const std::string& where) {
   return "line=" + where.substr(0, where.find(':')) + ",col=" + where.substr(where.find(':') + 1);
-}
-
-// Runs a shell command line; stdout and stderr captured.
-ProcessResult shell(const std::string& command) {
-  ScratchDir out;
-  const std::string cmd =
-      "(" + command + ") >" + out.path() + "/stdout 2>" + out.path() + "/stderr </dev/null";
-  const int status = std::system(cmd.c_str());
-  ProcessResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out.path() + "/stdout");
-  r.err = slurp(out.path() + "/stderr");
-  return r;
-}
-
-// jobset-webhook with args, run in dir (env: assignments put before it, e.g. "PATH=/none").
-ProcessResult run_in(const std::string& dir, const std::string& args, const std::string& env = "") {
-  return shell("cd '" + dir + "' && " + env + (env.empty() ? "" : " ") + JOBSET_WEBHOOK_BINARY +
-               " " + args);
-}
-
-bool have(const std::string& command) {
-  return std::system(("command -v " + command + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-// A git repository in dir with everything in it committed; git's identity and hooks are the
-// test's own, so that a developer's configuration does not matter.
-const std::string kGit =
-    "git -c user.name=test -c user.email=test@example.com -c commit.gpgsign=false "
-    "-c core.hooksPath=/dev/null";
-
-void git_commit_all(const std::string& dir, const std::string& message) {
-  const auto r = shell("cd '" + dir + "' && " + kGit + " add -A && " + kGit +
-                       " commit -q --allow-empty -m '" + message + "'");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-}
-
-void git_init(const std::string& dir) {
-  const auto r = shell("cd '" + dir + "' && git init -q -b main .");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  git_commit_all(dir, "initial");
 }
 
 // The same small repository layout on both sides: one JobSet per cluster (same name, different
@@ -111,8 +53,6 @@ void copy_tree(const std::string& from, const std::string& to) {
   fs::create_directories(to);
   fs::copy(from, to, fs::copy_options::recursive);
 }
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 cli::Manifests loaded(const std::string& path) {
   auto m = cli::load_manifests({path});
@@ -705,66 +645,6 @@ TEST_CASE("Two files named as arguments, or a file and stdin, are compared as on
   CHECK(piped.exit_code == 0);
   CHECK(first_line(piped.out).rfind(
             "<stdin>:" + position_of(slurp(head), "replicas: 3") + ": warning: ", 0) == 0);
-}
-
-// The recipe of docs/ci-gating.md, "Kustomize": render the overlay at the base commit and at the
-// head, and compare the two renders. The kustomization uses `bases` and `patchesJson6902`, which
-// both the kubectl of Debian bookworm (kustomize v2) and current ones (v5, with a deprecation
-// notice on stderr) read.
-TEST_CASE("A kustomize overlay is gated by rendering it at the base and at the head",
-          "[cli][gating][kubectl]") {
-  if (!have("kubectl") || !have("git")) {
-    WARN("kubectl or git not installed: skipped");
-    return;
-  }
-  ScratchDir dir;
-  const std::string repo = dir.path() + "/repo";
-  dir.write("repo/base/jobset.yaml", jobset_yaml("train", "trainer", 1));
-  dir.write("repo/base/kustomization.yaml", "resources:\n- jobset.yaml\n");
-  const auto overlay = [&](const std::string& tag, int replicas) {
-    dir.write("repo/overlays/prod/kustomization.yaml",
-              "bases:\n- ../../base\nnamespace: prod\nimages:\n- name: trainer\n  newTag: \"" +
-                  tag +
-                  "\"\npatchesJson6902:\n- target:\n    group: jobset.x-k8s.io\n    version: "
-                  "v1alpha2\n    kind: JobSet\n    name: train\n  path: replicas.yaml\n");
-    dir.write("repo/overlays/prod/replicas.yaml",
-              "- op: replace\n  path: /spec/replicatedJobs/0/replicas\n  value: " +
-                  std::to_string(replicas) + "\n");
-  };
-  overlay("1", 2);
-  git_init(repo);
-  // The base's render, from an export of the commit; the head's on stdin.
-  const auto gate = [&]() {
-    const std::string base = dir.path() + "/at-base";
-    fs::remove_all(base);
-    fs::create_directories(base);
-    const auto rendered =
-        shell("cd '" + repo + "' && git archive HEAD | tar -x -C '" + base +
-              "' && kubectl kustomize '" + base + "/overlays/prod' >'" + dir.path() +
-              "/base.yaml' && kubectl kustomize overlays/prod >'" + dir.path() + "/head.yaml'");
-    INFO(rendered.err);
-    REQUIRE(rendered.exit_code == 0);
-    return run_in(dir.path(), "check --old base.yaml --new - <head.yaml");
-  };
-
-  SECTION("replicas raised in the overlay's patch: allowed, warned at the rendered replicas line") {
-    overlay("1", 6);
-    const auto r = gate();
-    CHECK(r.exit_code == 0);
-    CHECK(first_line(r.out).rfind(
-              "<stdin>:" + position_of(slurp(dir.path() + "/head.yaml"), "replicas: 6") +
-                  ": warning: replicatedJob \"workers\" scaled up from 2 to 6",
-              0) == 0);
-  }
-  SECTION("the image tag changed in the overlay: denied at the rendered image line") {
-    overlay("2", 2);
-    const auto r = gate();
-    CHECK(r.exit_code == 1);
-    CHECK(first_line(r.out) ==
-          "<stdin>:" + position_of(slurp(dir.path() + "/head.yaml"), "image: trainer:2") +
-              ": spec.replicatedJobs[0].template.spec.template.spec.containers[0].image: Invalid "
-              "value: \"trainer:2\": field is immutable (old value: \"trainer:1\")");
-  }
 }
 
 TEST_CASE("The pre-commit hook runs validate on the files it is given", "[cli][gating]") {

@@ -29,10 +29,12 @@ cli::Report sample_report() {
       {field::Error{field::ErrorType::kInvalid, "spec.x", field::BadValue::string("a<b>&c\n%"),
                     "field is immutable"},
        {"manifests/new,1:x%.yaml", 12, 7},
-       cli::OldValue{true, "\"old\x01\xff\""}});
+       cli::OldValue{true, "\"old\x01\xff\""},
+       std::nullopt});
   denied.findings.push_back({field::Error{field::ErrorType::kForbidden, "spec.replicatedJobs",
                                           std::nullopt, "field is immutable: added \"b\""},
                              {"manifests/new,1:x%.yaml", 8, 3},
+                             std::nullopt,
                              std::nullopt});
   denied.warnings = {"100% scaled\nnext line"};
   report.jobsets.push_back(denied);

@@ -79,6 +79,9 @@ struct CheckOptions {
   std::string config;                       // policy file; empty for the default policy
   std::string format = "text";              // text, json, junit, sarif, github
   std::string field_validation = "Strict";  // kubectl's --field-validation: Strict, Warn, Ignore
+  // The program that renders kustomizations (kustomize, or kubectl); empty: kustomize, else
+  // kubectl, from PATH.
+  std::string kustomize;
 };
 
 // `jobset-webhook check`: the UPDATE (and CREATE) rules between two sets of manifests, as the
@@ -90,6 +93,7 @@ struct ValidateOptions {
   std::string config;
   std::string format = "text";
   std::string field_validation = "Strict";
+  std::string kustomize;  // as CheckOptions::kustomize
 };
 
 // `jobset-webhook validate`: the CREATE rules for every JobSet found.
@@ -99,6 +103,7 @@ struct DefaultOptions {
   std::vector<std::string> paths;
   std::string config;
   std::string field_validation = "Strict";
+  std::string kustomize;  // as CheckOptions::kustomize
 };
 
 // `jobset-webhook default`: every JobSet found, as the cluster would store it, as YAML documents.

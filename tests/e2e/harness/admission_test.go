@@ -413,19 +413,24 @@ func kueue(t *T) {
 	contains(t, "Job kq-workers-0's nodeSelector", sel, "cloud.example.com/flavor")
 }
 
-// checkPredicts runs `build/jobset-webhook check --old OLD --new NEW [flags]` and returns its exit
-// code and output; skips the case when the binary is missing.
+// checkPredicts runs `build/jobset-webhook check --old OLD --new NEW [flags]` (runCheck).
 func checkPredicts(t *T, old, new string, flags ...string) (int, string) {
-	exe := filepath.Join(t.c.Root, "build", "jobset-webhook")
-	if !fileExists(exe) {
-		t.Skip("build/jobset-webhook is missing")
-	}
 	dir := filepath.Join(t.c.Work, "check-"+strings.ReplaceAll(t.Name(), "/", "-"))
 	os.MkdirAll(dir, 0o755)
 	oldF, newF := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
 	os.WriteFile(oldF, []byte(old), 0o644)
 	os.WriteFile(newF, []byte(new), 0o644)
-	out, err := exec.Command(exe, append([]string{"check", "--old", oldF, "--new", newF}, flags...)...).CombinedOutput()
+	return runCheck(t, append([]string{"check", "--old", oldF, "--new", newF}, flags...)...)
+}
+
+// runCheck runs build/jobset-webhook with args and returns its exit code and output (stdout and
+// stderr); skips the case when the binary is missing.
+func runCheck(t *T, args ...string) (int, string) {
+	exe := filepath.Join(t.c.Root, "build", "jobset-webhook")
+	if !fileExists(exe) {
+		t.Skip("build/jobset-webhook is missing")
+	}
+	out, err := exec.Command(exe, args...).CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

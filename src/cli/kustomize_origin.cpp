@@ -1,0 +1,219 @@
+#include "kustomize_origin.h"
+
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "kustomize.h"
+#include "jobset_webhook/json_access.h"
+#include "jobset_webhook/patch/json_patch.h"
+
+namespace jobset_webhook::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string normal_path(const fs::path& path) { return path.lexically_normal().string(); }
+
+const Json* member_of(const Json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// The string entries of a kustomization's list `key`.
+std::vector<std::string> string_entries(const Json& kustomization, const char* key) {
+  std::vector<std::string> out;
+  const Json* list = member_of(kustomization, key);
+  if (list == nullptr || !list->is_array()) return out;
+  for (const auto& entry : *list) {
+    if (entry.is_string()) out.push_back(entry.get<std::string>());
+  }
+  return out;
+}
+
+bool has_suffix(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+// An image reference without its tag and digest: "reg:5000/a/b" for "reg:5000/a/b:1@sha256:...".
+std::string image_name(const std::string& image) {
+  std::string name = image.substr(0, image.find('@'));
+  const auto colon = name.rfind(':');
+  if (colon != std::string::npos && name.find('/', colon) == std::string::npos) name.erase(colon);
+  return name;
+}
+
+Mark mark_or_start(const LocatedDocument& doc, const std::string& pointer) {
+  const auto it = doc.marks.find(pointer);
+  return it == doc.marks.end() ? Mark{1, 1} : it->second;
+}
+
+// Calls visit(tokens, value) for each scalar below value.
+template <typename Visit>
+void for_each_scalar(const Json& value, std::vector<std::string>& tokens, Visit&& visit) {
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      tokens.push_back(it.key());
+      for_each_scalar(it.value(), tokens, visit);
+      tokens.pop_back();
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      tokens.push_back(std::to_string(i));
+      for_each_scalar(value[i], tokens, visit);
+      tokens.pop_back();
+    }
+  } else {
+    visit(tokens, value);
+  }
+}
+
+}  // namespace
+
+KustomizationTree::KustomizationTree(const std::string& dir,
+                                     std::function<std::string(const std::string&)> display) {
+  // The directories of the tree: dir and, through resources, bases and components, every
+  // kustomization it lists (a file entry is below its kustomization's directory already).
+  std::vector<std::string> pending = {normal_path(dir)};
+  std::set<std::string> dirs;
+  while (!pending.empty()) {
+    const std::string at = pending.back();
+    pending.pop_back();
+    if (!dirs.insert(at).second) continue;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(at, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code type_ec;
+      const std::string name = normal_path(it->path());
+      if (files_.count(name) != 0 || !it->is_regular_file(type_ec)) continue;
+      if (!is_manifest_file_name(name) && !is_kustomization_file_name(name)) continue;
+      auto text = read_input(name);
+      if (!text.ok()) continue;
+      auto docs = parse_located_documents(text.value(), name);
+      // A file kustomize reads whole (a config file for a generator) need not be YAML.
+      if (!docs.ok()) continue;
+      files_[name] = File{display(name), std::move(docs).value()};
+    }
+    const auto file = kustomization_file(at);
+    const File* listed = file ? file_at(*file) : nullptr;
+    if (listed == nullptr || listed->documents.empty()) continue;
+    for (const char* key : {"resources", "bases", "components"}) {
+      for (const auto& entry : string_entries(listed->documents.front().value, key)) {
+        const std::string target = normal_path(fs::path(at) / entry);
+        if (fs::is_directory(target, ec)) pending.push_back(target);
+      }
+    }
+  }
+
+  const auto top = kustomization_file(dir);
+  const File* own = top ? file_at(*top) : nullptr;
+  if (own == nullptr || own->documents.empty()) return;
+  kustomization_ = own->documents.front();
+  const Json& k = kustomization_.value;
+  const auto add_patch = [&](const std::string& entry_pointer, const std::string& path) {
+    patches_.push_back({mark_or_start(kustomization_, entry_pointer),
+                        path.empty() ? nullptr : file_at(normal_path(fs::path(dir) / path))});
+  };
+  for (const char* key : {"patches", "patchesJson6902"}) {
+    const Json* list = member_of(k, key);
+    for (std::size_t i = 0; list != nullptr && list->is_array() && i < list->size(); ++i) {
+      const Json* path = member_of((*list)[i], "path");
+      add_patch("/" + std::string(key) + "/" + std::to_string(i),
+                path != nullptr && path->is_string() ? path->get<std::string>() : "");
+    }
+  }
+  const auto merges = string_entries(k, "patchesStrategicMerge");
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    // An entry with a line break is an inline patch, not a file.
+    add_patch("/patchesStrategicMerge/" + std::to_string(i),
+              merges[i].find('\n') == std::string::npos ? merges[i] : "");
+  }
+}
+
+const KustomizationTree::File* KustomizationTree::file_at(const std::string& path) const {
+  const auto it = files_.find(normal_path(path));
+  return it == files_.end() ? nullptr : &it->second;
+}
+
+Origins KustomizationTree::trace(const Json& rendered) const {
+  Origins out;
+  const Json* images = member_of(kustomization_.value, "images");
+  const auto source_at = [](const File& file, const LocatedDocument& doc,
+                            const std::string& pointer) -> std::optional<Location> {
+    const auto it = doc.marks.find(pointer);
+    if (it == doc.marks.end()) return std::nullopt;
+    return Location{file.display, it->second.line, it->second.column};
+  };
+
+  std::vector<std::string> tokens;
+  for_each_scalar(rendered, tokens, [&](const std::vector<std::string>& at, const Json& value) {
+    const std::string pointer = patch::pointer(at);
+    const std::string key = at.empty() ? "" : at.back();
+    // An images: entry that this image's name, tag or digest comes from.
+    if (key == "image" && value.is_string() && images != nullptr && images->is_array()) {
+      const std::string image = value.get<std::string>();
+      for (std::size_t i = 0; i < images->size() && !out.in_kustomization.count(pointer); ++i) {
+        const Json& entry = (*images)[i];
+        const std::string base = "/images/" + std::to_string(i);
+        // The entry's image: newName when it renames, else name; an image whose name is another
+        // is not this entry's.
+        std::string named = string_at(&entry, "newName");
+        if (named.empty()) named = string_at(&entry, "name");
+        if (named.empty() || image_name(image) != named) continue;
+        for (const auto& [field, separator] : {std::pair{"newTag", ":"}, {"digest", "@"}}) {
+          const std::string set = string_at(&entry, field);
+          if (!set.empty() && has_suffix(image, separator + set)) {
+            out.in_kustomization[pointer] = mark_or_start(kustomization_, base + "/" + field);
+            break;
+          }
+        }
+        if (!out.in_kustomization.count(pointer) && !string_at(&entry, "newName").empty())
+          out.in_kustomization[pointer] = mark_or_start(kustomization_, base + "/newName");
+      }
+    }
+    // A patch that writes it.
+    for (const auto& patch : patches_) {
+      if (patch.file == nullptr) continue;
+      for (const auto& doc : patch.file->documents) {
+        std::optional<Location> source;
+        if (doc.value.is_array()) {
+          for (std::size_t j = 0; j < doc.value.size() && !source; ++j) {
+            const std::string op_path = string_at(&doc.value[j], "path");
+            if (op_path.empty() || member_of(doc.value[j], "value") == nullptr) continue;
+            if (pointer == op_path || pointer.rfind(op_path + "/", 0) == 0) {
+              source =
+                  source_at(*patch.file, doc,
+                            "/" + std::to_string(j) + "/value" + pointer.substr(op_path.size()));
+            }
+          }
+        } else {
+          std::vector<std::string> walk;
+          for_each_scalar(doc.value, walk, [&](const std::vector<std::string>& in, const Json& v) {
+            if (!source && !in.empty() && in.back() == key && v == value)
+              source = source_at(*patch.file, doc, patch::pointer(in));
+          });
+        }
+        if (!source) continue;
+        out.in_kustomization.emplace(pointer, patch.entry);
+        out.sources.emplace(pointer, *source);
+        break;
+      }
+      if (out.sources.count(pointer)) break;
+    }
+    // A file of the tree that writes the same value at the same place.
+    for (auto it = files_.begin(); it != files_.end() && !out.sources.count(pointer); ++it) {
+      for (const auto& doc : it->second.documents) {
+        const Json* written = find_path(doc.value, at);
+        if (written == nullptr || *written != value) continue;
+        if (auto source = source_at(it->second, doc, pointer)) {
+          out.sources.emplace(pointer, *source);
+          break;
+        }
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace jobset_webhook::cli

@@ -1,0 +1,62 @@
+#pragma once
+
+// Where a field that kustomize rendered comes from, best effort, so that a finding on rendered
+// output points at something the user can edit: the entry of the kustomization that set it (an
+// `images:` entry, a patch), and the line of a file of the kustomization's tree that writes the
+// value (a patch's `value:`, a base's field).
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "documents.h"
+#include "manifests.h"
+
+namespace jobset_webhook::cli {
+
+struct Origins {
+  // By JSON pointer of the rendered object: the entry of the kustomization file that set the field.
+  std::map<std::string, Mark, std::less<>> in_kustomization;
+  // By JSON pointer: where a file of the tree writes that value.
+  std::map<std::string, Location, std::less<>> sources;
+};
+
+class KustomizationTree {
+ public:
+  // The kustomization of dir (on disk), its patches, and every manifest file that it and the
+  // kustomizations it lists (resources, bases, components) can read: kustomize reads no file
+  // outside a kustomization's directory. display names a file on disk as reports give it.
+  KustomizationTree(const std::string& dir, std::function<std::string(const std::string&)> display);
+  // Its patches point into its own files: not copied.
+  KustomizationTree(const KustomizationTree&) = delete;
+  KustomizationTree& operator=(const KustomizationTree&) = delete;
+
+  // Where each scalar of rendered (an object of the render of dir) comes from:
+  // - an image whose tag, digest or name an `images:` entry sets: that entry's newTag, digest or
+  //   newName;
+  // - a field a JSON 6902 patch op sets (its path is the field or above it): the patch's entry in
+  //   the kustomization, and the op's value in the patch file;
+  // - a field a strategic-merge patch writes with the rendered value (same key): the entry, and
+  //   that line of the patch;
+  // - otherwise, a file of the tree that writes the same value at the same path: its line.
+  Origins trace(const Json& rendered) const;
+
+ private:
+  struct File {
+    std::string display;
+    std::vector<LocatedDocument> documents;
+  };
+  struct Patch {
+    Mark entry;        // in the kustomization
+    const File* file;  // null for an inline patch
+  };
+
+  const File* file_at(const std::string& path) const;
+
+  std::map<std::string, File> files_;  // by normalised path on disk
+  LocatedDocument kustomization_;
+  std::vector<Patch> patches_;
+};
+
+}  // namespace jobset_webhook::cli
