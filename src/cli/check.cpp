@@ -172,7 +172,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
     // An upstream error without a field points at the field that caused it.
     Finding finding{error, js.manifest->locate(error.origin.empty() ? error.field : error.origin),
                     std::nullopt};
-    if (old_js != nullptr && error.type == field::ErrorType::kInvalid) {
+    // An error at no field ("<nil>") has no old value to show.
+    if (old_js != nullptr && error.type == field::ErrorType::kInvalid && error.field != "<nil>") {
       finding.old_value = old_value_of(error, old_js->object, js.object);
     }
     result.findings.push_back(std::move(finding));
