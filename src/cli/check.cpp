@@ -154,8 +154,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   request.object = view.value().root();
   if (old_js != nullptr) request.old_object = old_view.value().root();
   Decision decision;
-  // The API server validates an UPDATE against the CRD before any webhook runs; of that, check
-  // models the pattern of quantity strings (CREATE's schema is part of the CREATE rules).
+  // The API server validates an UPDATE's new object against the CRD's schema, with ratcheting,
+  // before any webhook runs (CREATE's schema is part of the CREATE rules).
   if (old_js != nullptr)
     decision.errors =
         validation::validate_update_schema(old_view.value().root(), view.value().root());
