@@ -92,6 +92,15 @@ func TestSchemaUpdate(t *testing.T) {
 		{"a boolean nodeSelector value in a suspended JobSet", true, func(_ *jobSetBuilder, w *replicatedJobBuilder) {
 			w.set("template.spec.template.spec.nodeSelector", map[string]any{"disk": true})
 		}, podPath + `.nodeSelector.disk: Invalid value: "boolean": ` + podPath + `.nodeSelector.disk in body must be of type string: "boolean"`},
+		// kube-openapi's typeValidator holds a boolean against an int32's format first
+		// (validate/type.go), and its numberValidator checks an int32's range with a plain error
+		// that apiextensions reports at no field (validate/values.go IsValueValidAgainstRange).
+		{"a boolean for an int32", false, func(b *jobSetBuilder, _ *replicatedJobBuilder) {
+			b.set("spec.ttlSecondsAfterFinished", true)
+		}, `spec.ttlSecondsAfterFinished: Invalid value: "": spec.ttlSecondsAfterFinished in body must be of type int32: ""`},
+		{"an int32 out of range", false, func(_ *jobSetBuilder, w *replicatedJobBuilder) {
+			w.job("backoffLimit", 3000000000)
+		}, `<nil>: Invalid value: "": Checked value must be of type integer with format int32 in spec.replicatedJobs[0].template.spec.backoffLimit`},
 		{"a boolean image", false, func(_ *jobSetBuilder, w *replicatedJobBuilder) {
 			w.image("busybox:1.36").container("image", true)
 		}, podPath + `.containers[0].image: Invalid value: "boolean": ` + podPath + `.containers[0].image in body must be of type string: "boolean"`},
