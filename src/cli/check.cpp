@@ -154,8 +154,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   request.object = view.value().root();
   if (old_js != nullptr) request.old_object = old_view.value().root();
   Decision decision;
-  // The API server validates an UPDATE against the CRD before any webhook runs; of that, check
-  // models the pattern of quantity strings (CREATE's schema is part of the CREATE rules).
+  // The API server validates an UPDATE's new object against the CRD's schema, with ratcheting,
+  // before any webhook runs (CREATE's schema is part of the CREATE rules).
   if (old_js != nullptr)
     decision.errors =
         validation::validate_update_schema(old_view.value().root(), view.value().root());
@@ -173,7 +173,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
     Finding finding{error, js.manifest->locate(error.origin.empty() ? error.field : error.origin),
                     std::nullopt, std::nullopt};
     finding.source = js.manifest->source_of(error.origin.empty() ? error.field : error.origin);
-    if (old_js != nullptr && error.type == field::ErrorType::kInvalid) {
+    // An error at no field ("<nil>") has no old value to show.
+    if (old_js != nullptr && error.type == field::ErrorType::kInvalid && error.field != "<nil>") {
       finding.old_value = old_value_of(error, old_js->object, js.object);
     }
     result.findings.push_back(std::move(finding));

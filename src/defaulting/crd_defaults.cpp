@@ -5,64 +5,12 @@
 #include <vector>
 
 #include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/validation/schema_defaults.h"
 
 namespace jobset_webhook::defaulting {
 namespace {
 
 using simdjson::dom::element_type;
-
-// One `default:` of the CRD: a dotted path below the JobSet, where a segment ending in [] stands
-// for every entry of that list, and the value.
-struct SchemaDefault {
-  std::string path;
-  Json value;
-};
-
-// Every `default:` of the v0.12.0 CRD (config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml).
-// The pod template's come from core/v1 markers that controller-gen copies into the CRD.
-std::vector<SchemaDefault> schema_defaults() {
-  std::vector<SchemaDefault> table = {
-      {"spec.replicatedJobs[].groupName", "default"},
-      {"spec.replicatedJobs[].replicas", 1},
-      {"spec.failurePolicy.restartStrategy", "Recreate"},
-      {"spec.volumeClaimPolicies[].retentionPolicy.whenDeleted", "Delete"},
-  };
-  const std::string pod = "spec.replicatedJobs[].template.spec.template.spec.";
-  for (const char* containers : {"containers", "ephemeralContainers", "initContainers"}) {
-    const std::string c = pod + containers + "[].";
-    table.push_back({c + "env[].valueFrom.configMapKeyRef.name", ""});
-    table.push_back({c + "env[].valueFrom.fileKeyRef.optional", false});
-    table.push_back({c + "env[].valueFrom.secretKeyRef.name", ""});
-    table.push_back({c + "envFrom[].configMapRef.name", ""});
-    table.push_back({c + "envFrom[].secretRef.name", ""});
-    table.push_back({c + "livenessProbe.grpc.service", ""});
-    table.push_back({c + "ports[].protocol", "TCP"});
-    table.push_back({c + "readinessProbe.grpc.service", ""});
-    table.push_back({c + "startupProbe.grpc.service", ""});
-  }
-  table.push_back({pod + "imagePullSecrets[].name", ""});
-  const std::string v = pod + "volumes[].";
-  table.push_back({v + "azureDisk.fsType", "ext4"});
-  table.push_back({v + "azureDisk.readOnly", false});
-  table.push_back({v + "cephfs.secretRef.name", ""});
-  table.push_back({v + "cinder.secretRef.name", ""});
-  table.push_back({v + "configMap.name", ""});
-  table.push_back({v + "csi.nodePublishSecretRef.name", ""});
-  table.push_back({v + "flexVolume.secretRef.name", ""});
-  table.push_back({v + "iscsi.iscsiInterface", "default"});
-  table.push_back({v + "iscsi.secretRef.name", ""});
-  table.push_back({v + "projected.sources[].configMap.name", ""});
-  table.push_back({v + "projected.sources[].secret.name", ""});
-  table.push_back({v + "rbd.keyring", "/etc/ceph/keyring"});
-  table.push_back({v + "rbd.pool", "rbd"});
-  table.push_back({v + "rbd.secretRef.name", ""});
-  table.push_back({v + "rbd.user", "admin"});
-  table.push_back({v + "scaleIO.fsType", "xfs"});
-  table.push_back({v + "scaleIO.secretRef.name", ""});
-  table.push_back({v + "scaleIO.storageMode", "ThinProvisioned"});
-  table.push_back({v + "storageos.secretRef.name", ""});
-  return table;
-}
 
 // The table as a tree of its paths, so that a walk visits each object of the JobSet once however
 // many defaults lie below it.
@@ -84,10 +32,11 @@ DefaultNode& child_named(DefaultNode& parent, std::string_view segment) {
 }
 
 const DefaultNode& schema_default_tree() {
-  static const std::vector<SchemaDefault> kTable = schema_defaults();
+  // Every `default:` of the CRD below spec, from the schema generated from it: the pod
+  // template's come from core/v1 markers that controller-gen copies into the CRD.
   static const DefaultNode kRoot = [] {
     DefaultNode root{"", false, nullptr, {}};
-    for (const auto& d : kTable) {
+    for (const auto& d : validation::schema_defaults()) {
       DefaultNode* node = &root;
       std::size_t start = 0;
       for (std::size_t dot; (dot = d.path.find('.', start)) != std::string::npos; start = dot + 1)

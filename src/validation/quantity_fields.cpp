@@ -8,7 +8,6 @@
 #include "field_kinds.h"
 #include "quantity.h"
 #include "jobset_webhook/validation/read.h"
-#include "jobset_schema.h"
 
 namespace jobset_webhook::validation {
 namespace {
@@ -120,6 +119,14 @@ void walk(const FieldKind& kind, JsonView v, std::vector<Step>& steps, field::Er
       return;
     }
   }
+}
+
+// The kind of a PersistentVolumeClaimSpec (the spec of volumeClaimPolicies' templates), as the
+// field-kinds table has it under an ephemeral volume's volumeClaimTemplate.
+const FieldKind& pvc_spec_kind() {
+  static const FieldKind* const kind =
+      find_kind("template.spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.spec");
+  return *kind;
 }
 
 }  // namespace

@@ -1,28 +1,14 @@
 #include "jobset_webhook/validation/unknown_fields.h"
 
 #include <algorithm>
-#include <array>
 
 #include "field_kinds.h"
-#include "jobset_schema.h"
+#include "crd_schema.h"
 
 namespace jobset_webhook::validation {
 namespace {
 
 using simdjson::dom::element_type;
-
-// The CRD's embedded ObjectMeta (controller-gen's generateEmbeddedObjectMeta) keeps these only.
-constexpr std::array<std::string_view, 5> kEmbeddedMetaFields = {"annotations", "finalizers",
-                                                                 "labels", "name", "namespace"};
-
-// The top level of the CRD's schema: apiVersion, kind, metadata, spec, status.
-constexpr std::array<std::string_view, 5> kRootFields = {"apiVersion", "kind", "metadata", "spec",
-                                                         "status"};
-
-bool is_object_meta(const FieldKind& kind) {
-  return kind.field("generateName") != nullptr && kind.field("ownerReferences") != nullptr &&
-         kind.field("managedFields") != nullptr;
-}
 
 // The whole ObjectMeta, as the field-kinds table has it under template.metadata.
 const FieldKind& object_meta_kind() {
@@ -34,29 +20,31 @@ class Walk {
  public:
   explicit Walk(std::vector<UnknownField>& out) : out_(out) {}
 
-  void schema(const SchemaNode& node, JsonView v) {
-    if (node.kind != nullptr) return kind(*node.kind, v);
-    if (node.type == SchemaType::kObject && v.type() == element_type::OBJECT) {
-      if (node.properties.empty()) return;  // not modelled: keep what it holds
+  // The pruning of apiextensions-apiserver (pruning/algorithm.go, prune): an object's fields
+  // that are neither properties nor covered by additionalProperties are unknown, nothing below
+  // x-kubernetes-preserve-unknown-fields is.
+  void schema(const CrdSchema& node, JsonView v) {
+    if (node.preserve_unknown_fields) return;
+    if (v.type() == element_type::OBJECT) {
+      if (node.additional_properties_any) return;
+      if (node.properties.empty() && node.additional_properties == nullptr) return;
       for (const auto [key, value] : JsonObjectView(v)) {
         // A copy: clang 14 (the fuzz and sanitizer builds) cannot capture a structured binding.
         const std::string_view name = key;
-        const auto it = std::find_if(node.properties.begin(), node.properties.end(),
-                                     [&](const SchemaNode& p) { return p.name == name; });
-        if (it == node.properties.end()) {
-          record(key);
+        const CrdSchema* sub = node.member_schema(name);
+        if (sub == nullptr) {
+          record(name);
         } else {
-          push_key(key);
-          schema(*it, value);
+          push_key(name);
+          schema(*sub, value);
           pop();
         }
       }
-    } else if (node.type == SchemaType::kArray && v.type() == element_type::ARRAY &&
-               !node.items.empty()) {
+    } else if (v.type() == element_type::ARRAY && node.items != nullptr) {
       std::size_t i = 0;
       for (const auto e : JsonArrayView(v)) {
         push_index(i++);
-        schema(node.items.front(), e);
+        schema(*node.items, e);
         pop();
       }
     }
@@ -64,7 +52,7 @@ class Walk {
 
   void kind(const FieldKind& k, JsonView v) {
     switch (k.shape) {
-      case Shape::kStruct: return fields(k, v, is_object_meta(k));
+      case Shape::kStruct: return fields(k, v);
       case Shape::kSlice: {
         if (v.type() != element_type::ARRAY || !k.element) return;
         std::size_t i = 0;
@@ -89,14 +77,11 @@ class Walk {
     }
   }
 
-  // The fields of a struct of kind k; meta: an embedded ObjectMeta, limited to what the CRD keeps.
-  void fields(const FieldKind& k, JsonView v, bool meta) {
+  // The fields of a struct of kind k (the root metadata, a Go ObjectMeta, and what it holds).
+  void fields(const FieldKind& k, JsonView v) {
     if (v.type() != element_type::OBJECT || k.fields.empty()) return;
     for (const auto [key, value] : JsonObjectView(v)) {
       const FieldKind* field = k.field(key);
-      if (meta && std::find(kEmbeddedMetaFields.begin(), kEmbeddedMetaFields.end(), key) ==
-                      kEmbeddedMetaFields.end())
-        field = nullptr;
       if (field == nullptr) {
         record(key);
       } else {
@@ -156,18 +141,18 @@ std::vector<UnknownField> unknown_fields(JsonView js) {
   if (const auto metadata = js["metadata"]; !metadata.error()) {
     Walk meta_walk(meta);
     meta_walk.push_key("metadata");
-    meta_walk.fields(object_meta_kind(), metadata.value_unsafe(), false);
+    meta_walk.fields(object_meta_kind(), metadata.value_unsafe());
     meta_walk.pop();
     std::sort(meta.begin(), meta.end(), by_path);
   }
   Walk walk(out);
   for (const auto [key, value] : JsonObjectView(js)) {
-    if (std::find(kRootFields.begin(), kRootFields.end(), key) == kRootFields.end()) {
+    if (crd_schema().property(key) == nullptr) {  // apiVersion, kind, metadata, spec, status
       walk.record(key);
     } else if (key == "spec" || key == "status") {
       // status too: the decoder prunes it before the status subresource's strategy drops it.
       walk.push_key(key);
-      walk.schema(key == "spec" ? spec_schema() : status_schema(), value);
+      walk.schema(*crd_schema().property(key), value);
       walk.pop();
     }
   }

@@ -6,6 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <limits>
+
 #include "cli/cluster_defaults.h"
 #include "cli/documents.h"
 #include "jobset_webhook/patch/json_patch.h"
@@ -13,8 +16,10 @@
 #include "support/jobset_builder.h"
 #include "support/review_builder.h"
 #include "support/files.h"
+#include "validation/crd_schema.h"
 
 namespace cli = jobset_webhook::cli;
+namespace v = jobset_webhook::validation;
 using jobset_webhook::Hook;
 using jobset_webhook::Json;
 using jobset_webhook::Policy;
@@ -105,17 +110,43 @@ void collect_leaves(const Json& value, const Json::json_pointer& pointer,
   }
 }
 
-// A different value of the same type that the API server still lets through to the webhooks:
-// a string that starts with a digit (a quantity such as "250m" or "64Mi", which the CRD's pattern
-// checks before admission) gets a digit in front instead of a suffix.
-Json edited(const Json& leaf) {
+// The schema node of a leaf, by its pointer ("/spec/replicatedJobs/0/name" is
+// spec.replicatedJobs[].name); nullptr below a map key or where the schema has none.
+const v::CrdSchema* schema_node(const Json::json_pointer& where) {
+  std::string path;
+  const std::string pointer = where.to_string();
+  std::size_t start = 1;
+  while (start <= pointer.size()) {
+    const auto end = std::min(pointer.find('/', start), pointer.size());
+    const std::string token = pointer.substr(start, end - start);
+    const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    path += index ? "[]" : (path.empty() ? "" : ".") + token;
+    start = end + 1;
+  }
+  return v::crd_schema_at(path);
+}
+
+// A different value of the same type that the API server still lets through to the webhooks,
+// past the CRD's schema: another value of an enum; a string that starts with a digit (a quantity
+// such as "250m" or "64Mi", which the CRD's pattern checks before admission) gets a digit in front
+// instead of a suffix; an int32 at its maximum goes down, not past it.
+Json edited(const Json& leaf, const Json::json_pointer& where) {
+  const v::CrdSchema* node = schema_node(where);
+  if (node != nullptr) {
+    for (const auto& value : node->enum_values) {
+      if (value != leaf) return value;
+    }
+  }
   if (leaf.is_string()) {
     const auto s = leaf.get<std::string>();
     if (!s.empty() && s[0] >= '0' && s[0] <= '9') return "1" + s;
     return s + "-edited";
   }
   if (leaf.is_boolean()) return !leaf.get<bool>();
-  if (leaf.is_number_integer()) return leaf.get<std::int64_t>() + 1;
+  if (leaf.is_number_integer()) {
+    const auto n = leaf.get<std::int64_t>();
+    return n == std::numeric_limits<std::int32_t>::max() ? n - 1 : n + 1;
+  }
   return leaf.get<double>() + 0.5;
 }
 
@@ -176,7 +207,7 @@ void verdicts_match_the_server(const std::string& root, std::size_t min_cases,
     collect_leaves(js["spec"], Json::json_pointer("/spec"), leaves);
     for (const auto& leaf : leaves) {
       Json changed = js;
-      changed[leaf] = edited(js[leaf]);
+      changed[leaf] = edited(js[leaf], leaf);
       compare(name + " " + leaf.to_string(), &js, changed);
       compare(name + " " + leaf.to_string() + " created", nullptr, changed);
     }
@@ -194,7 +225,7 @@ void findings_point_at_their_field(const std::string& root, std::size_t min_loca
                    leaves);
     for (const auto& leaf : leaves) {
       Json changed = js;
-      changed[leaf] = edited(js[leaf]);
+      changed[leaf] = edited(js[leaf], leaf);
       const auto new_text = "---\n" + cli::to_yaml(changed);
       auto report =
           cli::check_manifests(manifests_of({js}, "old.yaml"),

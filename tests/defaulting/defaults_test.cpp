@@ -249,11 +249,12 @@ TEST_CASE("The CRD's own defaults fill what the API server fills", "[defaulting]
        {{"replicatedJobs", {{{"name", "a"}}, {{"name", "b"}, {"groupName", "g"}, {"replicas", 3}}}},
         {"failurePolicy", Json::object()},
         {"volumeClaimPolicies", {Json::object(), {{"retentionPolicy", Json::object()}}}}}}};
+  // In the schema's order: properties by name.
   CHECK(
       d::crd_defaults_patch(Parsed(js)).dump() ==
-      R"([{"op":"add","path":"/spec/replicatedJobs/0/groupName","value":"default"},)"
+      R"([{"op":"add","path":"/spec/failurePolicy/restartStrategy","value":"Recreate"},)"
+      R"({"op":"add","path":"/spec/replicatedJobs/0/groupName","value":"default"},)"
       R"({"op":"add","path":"/spec/replicatedJobs/0/replicas","value":1},)"
-      R"({"op":"add","path":"/spec/failurePolicy/restartStrategy","value":"Recreate"},)"
       R"({"op":"add","path":"/spec/volumeClaimPolicies/1/retentionPolicy/whenDeleted","value":"Delete"}])");
   CHECK(d::crd_defaults_patch(
             Parsed(R"({"spec":{"replicatedJobs":[{"groupName":"x","replicas":0}]}})"))

@@ -3,10 +3,10 @@
 // The fields of a JobSet that the JobSet CRD's structural schema does not declare: what the API
 // server prunes from a custom resource, and with strict field validation (kubectl's default since
 // 1.27) refuses it for. Mirrors apiextensions-apiserver's pruning.PruneWithOptions
-// (pkg/apiserver/schema/pruning/algorithm.go, v0.37.2) over the schema tree of
-// validate_create_schema: the JobSet's own fields node by node, the Job template and the PVC
-// templates' spec by the field-kinds table, with embedded ObjectMeta limited to the five fields the CRD keeps
-// (annotations, finalizers, labels, name, namespace). Never throws.
+// (pkg/apiserver/schema/pruning/algorithm.go, v0.37.2) over the CRD's schema as generated from it
+// (src/validation/crd_schema.h), whose embedded ObjectMeta keeps five fields (annotations,
+// finalizers, labels, name, namespace); the root metadata is read as Go's ObjectMeta, by the
+// field-kinds table. Never throws.
 
 #include <string>
 #include <string_view>

@@ -38,13 +38,16 @@ struct UpdateFindings {
 // quantity.h): a value such as "1e1.5" is never compared as text. Never throws.
 UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& policy);
 
-// The part of the API server's own validation of the JobSet CRD on UPDATE that runs before any
-// webhook and that check models: quantity strings in the Job templates must match the CRD's
-// pattern (`...resources.limits[cpu]: Invalid value: "abc": ...resources.limits[cpu] in body
-// should match '^(\+|-)?...$'`), except a value unchanged from the old object, which the API
-// server's validation ratcheting lets stay (values correlated through object keys and the
-// name-keyed lists: replicatedJobs, containers, volumes, env; an atomic list as a whole). A
-// `review` never needs it: the API server has already refused such an object. Never throws.
+// The API server's own validation of the JobSet CRD on UPDATE, before any webhook: the CRD's
+// structural schema (src/validation/crd_schema.h, generated from upstream's CRD) on the new
+// object's spec, the Job and Pod templates included, in kube-openapi's words (`spec.suspend:
+// Invalid value: "string": spec.suspend in body must be of type boolean: "string"`), with
+// ratcheting: an error in a value unchanged from the old value it correlates with (through object
+// keys and list-type map keys; an atomic or set list as a whole) is dropped, as apiextensions'
+// ratchetingValueValidator drops it (CRDValidationRatcheting, on by default since 1.30). Then the
+// keys of list-type maps and sets (`Duplicate value: {"name":"main"}`), unless the old object
+// already repeats one (strategy.go ValidateUpdate). A `review` never needs it: the API server has
+// already refused such an object. Never throws.
 field::ErrorList validate_update_schema(JsonView old_js, JsonView new_js);
 
 // True when two lists of PersistentVolumeClaims (a volumeClaimPolicy's `templates`) decode to

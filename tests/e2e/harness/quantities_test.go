@@ -55,4 +55,7 @@ func refusedAlike(t *T, ns, old, new, want string) {
 		t.Errorf("check exits %d; the cluster refuses", code)
 	}
 	contains(t, "check's output", out, want)
+	if strings.Contains(r.Err, celBlocked) {
+		contains(t, "check's output", out, celBlocked)
+	}
 }
