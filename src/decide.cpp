@@ -4,6 +4,7 @@
 #include "jobset_webhook/parsed_view.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/create.h"
+#include "jobset_webhook/validation/notice_annotation.h"
 #include "jobset_webhook/validation/update.h"
 
 namespace jobset_webhook {
@@ -37,10 +38,14 @@ Decision decide(const AdmissionRequest& request, const Policy& policy) {
   switch (request.operation) {
     case Operation::kCreate:
       decision.errors = validate_create_after_defaults(request.object, policy);
+      for (auto& e : validation::validate_notice_annotation(std::nullopt, request.object))
+        decision.errors.push_back(std::move(e));
       break;
     case Operation::kUpdate: {
       auto findings = validation::validate_update(request.old_object, request.object, policy);
       decision.errors = std::move(findings.errors);
+      for (auto& e : validation::validate_notice_annotation(request.old_object, request.object))
+        decision.errors.push_back(std::move(e));
       decision.warnings = std::move(findings.warnings);
       break;
     }

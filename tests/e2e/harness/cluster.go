@@ -554,7 +554,7 @@ func (c *Cluster) RegisterWebhooks(ws []*Webhook) error {
 			return err
 		}
 		hooks := obj["webhooks"].([]any)
-		var out []any
+		out := []any{} // none for no process: the configurations stay, empty
 		for _, h := range hooks {
 			for i, w := range ws {
 				m := deepCopy(h).(map[string]any)

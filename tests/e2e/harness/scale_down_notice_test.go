@@ -23,7 +23,8 @@ import (
 // are deleted in that order and the notice ends.
 func TestScaleDownNotice(t *testing.T) { run(t, sdNotice) }
 
-// A scale back up during the notice deletes nothing and takes the notice off.
+// A scale back up during the notice deletes nothing and takes the notice off; a notice annotation
+// that is not whole seconds is refused.
 func TestScaleDownNoticeScaleBackUp(t *testing.T) { run(t, sdNoticeScaleBackUp) }
 
 const (
@@ -308,4 +309,21 @@ func sdNoticeScaleBackUp(t *T) {
 	if got := ctl.metric("jobset_scale_down_jobs_deleted_total"); got != 0 {
 		t.Errorf("jobset_scale_down_jobs_deleted_total = %v, want 0", got)
 	}
+
+	// A notice that is not whole seconds would count as absent (no notice at all): refused at the
+	// annotation, on UPDATE (kubectl annotate) and on CREATE.
+	const notWhole = `must be a whole number of seconds from 0 to 604800, in digits only ("300" for 5m); ` +
+		`the scale-down controller would give no notice`
+	r := t.Try("", nil, "annotate", "-n", ns, "jobset", "nb", "--overwrite", noticeSecondsKey+"=5m")
+	if r.OK {
+		t.Errorf("annotation %s=5m allowed:\n%s", noticeSecondsKey, r.Out)
+	}
+	contains(t, "kubectl's error", r.Err, `The JobSet "nb" is invalid: metadata.annotations[`+noticeSecondsKey+
+		`]: Invalid value: "5m": `+notWhole)
+	js := appliedJobSet("nc", 1, "busybox:1.36").set("metadata.annotations", map[string]any{noticeSecondsKey: "1.5"})
+	r = t.Try(js.yaml(), nil, "create", "-n", ns, "-f", "-")
+	if r.OK {
+		t.Errorf("JobSet with %s=1.5 created:\n%s", noticeSecondsKey, r.Out)
+	}
+	contains(t, "kubectl's error", r.Err, `metadata.annotations[`+noticeSecondsKey+`]: Invalid value: "1.5": `+notWhole)
 }

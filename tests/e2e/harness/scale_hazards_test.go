@@ -779,3 +779,103 @@ func hazardRestartJob(t *T) {
 	t.absentFor(ns, "ru", "ru-w-2", 8*time.Second)
 	t.Logf("upstream v0.12.0 (RestartJob) never created ru-w-2: its reconcile panics on jobRestarts[2]")
 }
+
+// The RestartJob limit of 1024 replicas, with upstream's manager and jobset-webhook's serve both
+// on the RestartJob gate for this case only. No JobSet of 1025 Jobs is needed: the scale is
+// refused, so only Job 0 ever exists.
+func TestScaleHazardRestartJobLimit(t *testing.T) { run(t, hazardRestartJobLimit) }
+
+// servingWebhook is the harness's serve that the webhook configurations name now (the newest
+// one still running).
+func (c *Cluster) servingWebhook() *Webhook {
+	for i := len(c.Webhooks) - 1; i >= 0; i-- {
+		if !c.Webhooks[i].p.exited() {
+			return c.Webhooks[i]
+		}
+	}
+	return nil
+}
+
+// hazardRestartJobLimit: upstream's validateFailurePolicy (sigs.k8s.io/jobset v0.12.0,
+// pkg/webhooks/jobset_webhook.go, called by ValidateCreate only) refuses a RestartJob (or
+// RestartJobAndIgnoreMaxRestarts) rule next to a replicatedJob of more than 1024 replicas, the
+// maxItems of status.replicatedJobsStatus[].jobRestarts; its ValidateUpdate does not run it
+// again. jobset-webhook re-runs it on a scale, with featureGates.RestartJob in its policy: (a) a
+// scale of such a JobSet from 1 to 1025 is refused at replicas in upstream's words, and no Job
+// but w-0 is created; (b) the same JobSet created with 1025 replicas is refused by upstream's
+// vjobset.kb.io alone (jobset-webhook's configurations are emptied meanwhile, so that the
+// refusal cannot be ours: the API server calls validating webhooks in parallel, and ours words
+// it the same).
+func hazardRestartJobLimit(t *T) {
+	c := t.c
+	first := c.servingWebhook()
+	if first == nil {
+		t.Fatalf("no serve of the harness is running")
+	}
+	if err := c.RestartJobSetManager(map[string]bool{"RestartJob": true}); err != nil {
+		t.Fatalf("upstream's manager with RestartJob: %v", err)
+	}
+	gated := filepath.Join(c.Work, "policy-restart-job.yaml")
+	if err := os.WriteFile(gated, []byte("featureGates:\n  RestartJob: true\n"), 0o644); err != nil {
+		t.Fatalf("%v", err)
+	}
+	w, err := c.StartWebhookWithPolicy("127.0.0.1", gated)
+	if err != nil {
+		t.Fatalf("serve with featureGates.RestartJob: %v", err)
+	}
+	defer func() {
+		if err := c.RegisterWebhooks([]*Webhook{first}); err != nil {
+			t.Errorf("registering the harness's serve again: %v", err)
+		}
+		w.p.stop(10 * time.Second)
+		if err := c.RestartJobSetManager(nil); err != nil {
+			t.Errorf("upstream's manager without gates again: %v", err)
+		}
+	}()
+	if err := c.RegisterWebhooks([]*Webhook{w}); err != nil {
+		t.Fatalf("registering the serve with featureGates.RestartJob: %v", err)
+	}
+	ns := t.Namespace("hazard")
+	restartJob := func(name string, replicas int) string {
+		return jobSet(name).suspend(false).set("spec.failurePolicy", map[string]any{"maxRestarts": 3,
+			"rules": []any{map[string]any{"name": "restartOne", "action": "RestartJob"}}}).
+			replicatedJob(hazardJob("w", replicas)).yaml()
+	}
+
+	// (a) The scale, refused by jobset-webhook at replicas.
+	t.createJobSet(ns, "rl", restartJob("rl", 1), "rl-w-0")
+	r := t.scaleAt(ns, "rl", 0, 1025)
+	if r.OK {
+		t.Fatalf("scale of w to 1025 next to a RestartJob rule allowed:\n%s", r.Out)
+	}
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
+	contains(t, "kubectl's error", r.Err, `The JobSet "rl" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 1025: `+
+		`JobSet cannot have a failure policy rule with RestartJob or RestartJobAndIgnoreMaxRestarts action and a `+
+		`replicated job with replicas > 1024: keep replicas at most 1024`)
+	if got := at(t.Get(ns, "jobset", "rl"), "spec", "replicatedJobs", 0, "replicas"); got != float64(1) {
+		t.Errorf("stored replicas %v, want 1", got)
+	}
+	t.settle(ns, "rl")
+	if got := t.Jobs(ns, "rl"); len(got) != 1 || got[0] != "rl-w-0" {
+		t.Errorf("Jobs after the refused scale: %v, want only rl-w-0", got)
+	}
+
+	// (b) The same JobSet created with 1025 replicas: upstream's own CREATE validation refuses it.
+	if err := c.RegisterWebhooks(nil); err != nil {
+		t.Fatalf("emptying jobset-webhook's configurations: %v", err)
+	}
+	for _, kind := range []string{"validatingwebhookconfiguration", "mutatingwebhookconfiguration"} {
+		if hooks := t.Kubectl("get", kind, "jobset-webhook", "-o", "jsonpath={.webhooks}"); hooks != "" {
+			t.Fatalf("%s jobset-webhook still has webhooks: %s", kind, hooks)
+		}
+	}
+	r = t.Try(restartJob("rc", 1025), nil, "create", "-n", ns, "-f", "-")
+	if r.OK {
+		t.Fatalf("upstream v0.12.0 created a JobSet of 1025 replicas next to a RestartJob rule:\n%s", r.Out)
+	}
+	t.Logf("kubectl printed: %s", strings.TrimSpace(r.Err))
+	// Upstream answers its fmt.Errorf list as one Invalid status whose cause names no field.
+	contains(t, "kubectl's error", r.Err, `The JobSet "rc" is invalid: <nil>: Internal error: JobSet cannot have a `+
+		`failure policy rule with RestartJob or RestartJobAndIgnoreMaxRestarts action and a replicated job with `+
+		`replicas > 1024`)
+}
