@@ -63,6 +63,21 @@ spec:
 			"and the selector written to status", s.Spec.Replicas, s.Status.Replicas, s.Status.Selector)
 	}
 
+	// A scale past maxReplicas is refused by the CRD's rules (x-kubernetes-validations), which
+	// the API server checks on the scaler that a /scale write would make: ScaleREST.Update
+	// (pkg/registry/customresource/etcd.go) updates the custom resource through the store, so
+	// the custom resource's ValidateUpdate (pkg/registry/customresource/strategy.go) runs.
+	t.Kubectl("patch", "-n", ns, "replicatedjobscaler/demo-workers", "--type", "merge", "-p",
+		`{"spec":{"minReplicas":1,"maxReplicas":4}}`)
+	r := t.Try("", nil, "scale", "-n", ns, "replicatedjobscaler/demo-workers", "--replicas", "5")
+	if r.OK {
+		t.Errorf("kubectl scale to 5 past maxReplicas 4 succeeded: %s", r.Out)
+	}
+	contains(t, "kubectl scale's error", r.Err, "replicas must be less than or equal to maxReplicas")
+	if got := scaleOf(t, raw).Spec.Replicas; got != 3 {
+		t.Errorf("/scale spec.replicas %d after a refused scale; want 3", got)
+	}
+
 	// The printer columns read the same fields.
 	out := t.Kubectl("get", "-n", ns, "rjs", "demo-workers")
 	for _, want := range []string{"JOBSET", "REPLICATEDJOB", "DESIRED", "CURRENT", "demo", "workers"} {
