@@ -4,6 +4,8 @@
 //                   baseline, an ordinary JobSet of that size
 //   labels-60000    one pod template with 60,000 labels (a map of that many keys)
 //   env-36000       one container with 36,000 env entries (a list-map of that many entries)
+//   env-ratcheted-36000  the same with every value a number, which the CRD refuses: each error is
+//                   ratcheted away by finding the entry's old self (the update changes no entry)
 // scripts/bench-ratios divides each case's CPU time per byte by the baseline's: a map or a list of
 // any size must cost no more than a small multiple of an ordinary JobSet of the same size
 // (docs/benchmarks.md sets 3).
@@ -61,17 +63,20 @@ Pair labels_pair(int count) {
   return {"labels-" + std::to_string(count), jobset_text(1, pod), jobset_text(2, pod)};
 }
 
-Pair env_pair(int count) {
+// Each entry's value: a string, or with `invalid` a number (the CRD says string).
+Pair env_pair(int count, bool invalid = false) {
   std::string env;
   for (int i = 0; i < count; ++i) {
     if (i > 0) env += ",";
-    env += R"({"name":"E)" + std::to_string(100000 + i) + R"(","value":"v)" +
-           std::to_string(100000 + i) + "\"}";
+    const std::string value = std::to_string(100000 + i);
+    env +=
+        R"({"name":"E)" + value + R"(","value":)" + (invalid ? value : "\"v" + value + "\"") + "}";
   }
   const std::string pod = R"({"spec":{"restartPolicy":"Never","containers":[{"name":"c",)"
                           R"("image":"busybox","env":[)" +
                           env + "]}]}}";
-  return {"env-" + std::to_string(count), jobset_text(1, pod), jobset_text(2, pod)};
+  return {std::string(invalid ? "env-ratcheted-" : "env-") + std::to_string(count),
+          jobset_text(1, pod), jobset_text(2, pod)};
 }
 
 // The two JobSets of a generated UPDATE review, as two manifest files.
@@ -108,7 +113,7 @@ int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : JOBSET_BENCH_BODIES_DIR;
   const std::vector<Pair> pairs = {
       review_pair("large-ordinary", dir + "/large-update-replicas.json"), labels_pair(60000),
-      env_pair(36000)};
+      env_pair(36000), env_pair(36000, true)};
   for (const auto& pair : pairs)
     benchmark::RegisterBenchmark(("check/" + pair.name).c_str(), check_pair, &pair);
   benchmark::RunSpecifiedBenchmarks();
