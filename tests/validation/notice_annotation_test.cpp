@@ -92,37 +92,35 @@ TEST_CASE("A notice annotation is judged on UPDATE when it is new or changed",
   }
 }
 
+namespace {
+
+// What decide answers: a CREATE of new_js, or an UPDATE from old_js to it.
+jobset_webhook::Decision decided(const Parsed& new_js, const Parsed* old_js = nullptr) {
+  AdmissionRequest request;
+  request.operation = old_js != nullptr ? Operation::kUpdate : Operation::kCreate;
+  request.name = "js";
+  request.object = new_js;
+  if (old_js != nullptr) request.old_object = *old_js;
+  return decide(request, Policy{});
+}
+
+}  // namespace
+
 // Every front end asks decide: serve and review through the AdmissionReview, check directly.
 TEST_CASE("decide refuses the invalid notice annotation", "[validation][notice_annotation]") {
-  const Policy policy;
   SECTION("CREATE") {
-    const Parsed js(noticed("5m"));
-    AdmissionRequest request;
-    request.operation = Operation::kCreate;
-    request.name = "js";
-    request.object = js;
-    const auto decision = decide(request, policy);
+    const auto decision = decided(Parsed(noticed("5m")));
     CHECK_FALSE(decision.allowed);
     CHECK(printed(decision.errors) == refusal("\"5m\""));
   }
   SECTION("UPDATE: a scale-down that adds it") {
-    const Parsed old_js(noticed(nullptr, 2)), new_js(noticed("5m", 1));
-    AdmissionRequest request;
-    request.operation = Operation::kUpdate;
-    request.name = "js";
-    request.object = new_js;
-    request.old_object = old_js;
-    const auto decision = decide(request, policy);
+    const Parsed old_js(noticed(nullptr, 2));
+    const auto decision = decided(Parsed(noticed("5m", 1)), &old_js);
     CHECK_FALSE(decision.allowed);
     CHECK(printed(decision.errors) == refusal("\"5m\""));
   }
   SECTION("UPDATE: a valid one") {
-    const Parsed old_js(noticed(nullptr, 2)), new_js(noticed("60", 1));
-    AdmissionRequest request;
-    request.operation = Operation::kUpdate;
-    request.name = "js";
-    request.object = new_js;
-    request.old_object = old_js;
-    CHECK(decide(request, policy).allowed);
+    const Parsed old_js(noticed(nullptr, 2));
+    CHECK(decided(Parsed(noticed("60", 1)), &old_js).allowed);
   }
 }
