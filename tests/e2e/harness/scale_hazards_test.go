@@ -709,8 +709,9 @@ func (t *T) managerLogged(want string) {
 // status.replicatedJobsStatus[].jobRestarts, or `replicas` zeros while it is empty. getChildJobs
 // looks every labelled Job up there by its job-index and fails the reconcile with "job index N is
 // out of bounds for replicated job R" past the end. The harness's serve runs without the gate in
-// its policy, as upstream's default, so the webhook's answer with featureGates.RestartJob is
-// check's, on the stored objects: the same decision core.
+// its policy, as upstream's default, so here the webhook's answer with featureGates.RestartJob is
+// check's, on the stored objects: the same decision core (TestScaleHazardRestartJobLimit shows a
+// serve started with the gate answering through the API server).
 func hazardRestartJob(t *T) {
 	if err := t.c.RestartJobSetManager(map[string]bool{"RestartJob": true}); err != nil {
 		t.Fatalf("upstream's manager with RestartJob: %v", err)
