@@ -112,8 +112,23 @@ KustomizationTree::KustomizationTree(const std::string& dir,
   kustomization_ = own->documents.front();
   const Json& k = kustomization_.value;
   const auto add_patch = [&](const std::string& entry_pointer, const std::string& path) {
-    patches_.push_back({mark_or_start(kustomization_, entry_pointer),
-                        path.empty() ? nullptr : file_at(normal_path(fs::path(dir) / path))});
+    Patch patch{mark_or_start(kustomization_, entry_pointer),
+                path.empty() ? nullptr : file_at(normal_path(fs::path(dir) / path)),
+                {}};
+    for (std::size_t d = 0; patch.file != nullptr && d < patch.file->documents.size(); ++d) {
+      const auto& doc = patch.file->documents[d];
+      auto& writes = patch.merge_writes.emplace_back();
+      if (doc.value.is_array()) continue;  // a JSON 6902 patch: traced by its ops' paths
+      std::vector<std::string> walk;
+      for_each_scalar(doc.value, walk, [&](const std::vector<std::string>& in, const Json& v) {
+        if (in.empty()) return;
+        const auto mark = doc.marks.find(patch::pointer(in));
+        if (mark == doc.marks.end()) return;
+        writes.try_emplace(in.back() + "\n" + v.dump(),
+                           Location{patch.file->display, mark->second.line, mark->second.column});
+      });
+    }
+    patches_.push_back(std::move(patch));
   };
   for (const char* key : {"patches", "patchesJson6902"}) {
     const Json* list = member_of(k, key);
@@ -173,9 +188,11 @@ Origins KustomizationTree::trace(const Json& rendered) const {
       }
     }
     // A patch that writes it.
+    const std::string key_and_value = key + "\n" + value.dump();
     for (const auto& patch : patches_) {
       if (patch.file == nullptr) continue;
-      for (const auto& doc : patch.file->documents) {
+      for (std::size_t d = 0; d < patch.file->documents.size(); ++d) {
+        const auto& doc = patch.file->documents[d];
         std::optional<Location> source;
         if (doc.value.is_array()) {
           for (std::size_t j = 0; j < doc.value.size() && !source; ++j) {
@@ -187,12 +204,9 @@ Origins KustomizationTree::trace(const Json& rendered) const {
                             "/" + std::to_string(j) + "/value" + pointer.substr(op_path.size()));
             }
           }
-        } else {
-          std::vector<std::string> walk;
-          for_each_scalar(doc.value, walk, [&](const std::vector<std::string>& in, const Json& v) {
-            if (!source && !in.empty() && in.back() == key && v == value)
-              source = source_at(*patch.file, doc, patch::pointer(in));
-          });
+        } else if (const auto it = patch.merge_writes[d].find(key_and_value);
+                   it != patch.merge_writes[d].end()) {
+          source = it->second;
         }
         if (!source) continue;
         out.in_kustomization.emplace(pointer, patch.entry);

@@ -50,6 +50,10 @@ class KustomizationTree {
   struct Patch {
     Mark entry;        // in the kustomization
     const File* file;  // null for an inline patch
+    // Per document of file that is a strategic-merge patch: by "<key>\n<value as JSON>", where
+    // the document first writes that value under that key (in document order), built once, so
+    // that tracing an object costs a look-up per scalar, not a walk of the patch per scalar.
+    std::vector<std::map<std::string, Location>> merge_writes;
   };
 
   const File* file_at(const std::string& path) const;
