@@ -194,30 +194,31 @@ class SchemaWalk {
 
   // stringValidator: the first failure only.
   void string_rules(const CrdSchema& s, std::string_view text) {
-    const std::string name = path_.to_openapi_string();
+    // The field's name is printed only for an error: every string of a review passes here.
+    const auto name = [this] { return path_.to_openapi_string(); };
     if (s.max_length && rune_count(text) > static_cast<std::size_t>(*s.max_length)) {
       errs_.push_back(at_field(field::too_long(path_, *s.max_length), path_));
     } else if (s.min_length && rune_count(text) < static_cast<std::size_t>(*s.min_length)) {
       errs_.push_back(at_field(field::invalid(path_, field::BadValue::string(text),
-                                              name + " in body should be at least " +
+                                              name() + " in body should be at least " +
                                                   std::to_string(*s.min_length) + " chars long"),
                                path_));
     } else if (!s.pattern.empty() && !matches_pattern(s.pattern, text)) {
       errs_.push_back(at_field(field::invalid(path_, field::BadValue::string(text),
-                                              name + " in body should match '" + s.pattern + "'"),
+                                              name() + " in body should match '" + s.pattern + "'"),
                                path_));
     }
   }
 
   // numberValidator: the range of an int32, then maximum, then minimum.
   void number_rules(const CrdSchema& s, JsonView v) {
-    const std::string name = path_.to_openapi_string();
+    const auto name = [this] { return path_.to_openapi_string(); };
     if (s.type == "integer" && s.format == "int32") {
       const auto n = integer_of(v);
       if (!n || *n < kMinInt32 || *n > kMaxInt32) {
         // Not a kube-openapi Validation error: apiextensions reports it without a field.
         field::Error error{field::ErrorType::kInvalid, "<nil>", field::BadValue::string(""),
-                           "Checked value must be of type integer with format int32 in " + name};
+                           "Checked value must be of type integer with format int32 in " + name()};
         error.origin = path_.to_string();
         errs_.push_back(std::move(error));
       }
@@ -226,14 +227,14 @@ class SchemaWalk {
     if (s.maximum && (s.exclusive_maximum ? d >= *s.maximum : d > *s.maximum)) {
       errs_.push_back(at_field(
           field::invalid(path_, field::BadValue::of(v),
-                         name + " in body should be less than " +
+                         name() + " in body should be less than " +
                              (s.exclusive_maximum ? "" : "or equal to ") + bound_text(*s.maximum)),
           path_));
     }
     if (s.minimum && (s.exclusive_minimum ? d <= *s.minimum : d < *s.minimum)) {
       errs_.push_back(at_field(
           field::invalid(path_, field::BadValue::of(v),
-                         name + " in body should be greater than " +
+                         name() + " in body should be greater than " +
                              (s.exclusive_minimum ? "" : "or equal to ") + bound_text(*s.minimum)),
           path_));
     }
@@ -275,8 +276,16 @@ class SchemaWalk {
   }
 
   void enumeration(const CrdSchema& s, JsonView v) {
-    const Json value = Json::parse(simdjson::to_string(v), nullptr, false);
-    if (std::find(s.enum_values.begin(), s.enum_values.end(), value) != s.enum_values.end()) return;
+    // The CRD's enums are of strings; a string is compared as it is, without a copy.
+    const bool allowed =
+        v.type() == element_type::STRING
+            ? std::any_of(s.enum_values.begin(), s.enum_values.end(),
+                          [text = std::string_view(v)](const Json& e) {
+                            return e.is_string() && e.get_ref<const std::string&>() == text;
+                          })
+            : std::find(s.enum_values.begin(), s.enum_values.end(),
+                        Json::parse(simdjson::to_string(v), nullptr, false)) != s.enum_values.end();
+    if (allowed) return;
     std::vector<std::string> valid;
     for (const auto& e : s.enum_values)
       valid.push_back(e.is_string() ? e.get<std::string>() : e.dump());
