@@ -82,6 +82,9 @@ const std::vector<CrdSchema>& nodes() {
           n.additional_properties = ref(additional);
         }
       }
+      std::vector<std::pair<std::string_view, const CrdSchema*>> names;
+      for (const auto& [name, child] : n.properties) names.emplace_back(name, child);
+      n.property_index.build(names);
     }
     return out;
   }();
@@ -91,9 +94,7 @@ const std::vector<CrdSchema>& nodes() {
 }  // namespace
 
 const CrdSchema* CrdSchema::property(std::string_view name) const {
-  const auto it = std::lower_bound(properties.begin(), properties.end(), name,
-                                   [](const auto& p, std::string_view n) { return p.first < n; });
-  return it != properties.end() && it->first == name ? it->second : nullptr;
+  return property_index.find(name);
 }
 
 const CrdSchema* CrdSchema::member_schema(std::string_view key) const {

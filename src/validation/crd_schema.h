@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "jobset_webhook/json.h"
+#include "name_index.h"
 
 namespace jobset_webhook::validation {
 
@@ -46,6 +47,7 @@ struct CrdSchema {
   const CrdSchema* items = nullptr;
   const CrdSchema* additional_properties = nullptr;
   bool additional_properties_any = false;  // additionalProperties: true
+  NameIndex<CrdSchema> property_index;     // properties hashed, what property() reads
 
   // The schema of a property, nullptr when the node declares none of that name.
   const CrdSchema* property(std::string_view name) const;

@@ -386,6 +386,7 @@ class ListWalk {
   // validateListSet: the index of the second of each value seen twice or more.
   template <typename Identity, typename Shown>
   void duplicates(const std::vector<JsonView>& entries, Identity identity_of, Shown shown) {
+    if (entries.size() < 2) return;  // most lists of a JobSet: nothing to tell apart, no map built
     std::unordered_map<std::string, int> seen;
     for (std::size_t i = 0; i < entries.size(); ++i) {
       if (++seen[identity_of(entries[i])] == 2)
@@ -404,11 +405,11 @@ class ListWalk {
         return;
       }
     }
-    std::vector<std::string> keys = s.list_map_keys;
-    std::sort(keys.begin(), keys.end());  // Go marshals a map's keys in order
     duplicates(
         entries, [&](JsonView e) { return entry_keys(s, e); },
         [&](JsonView e) {
+          std::vector<std::string> keys = s.list_map_keys;
+          std::sort(keys.begin(), keys.end());  // Go marshals a map's keys in order
           Json shown = Json::object();
           for (const auto& k : keys) {
             if (const MaybeJson key = member(e, k))

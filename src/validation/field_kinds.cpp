@@ -81,49 +81,25 @@ void apply_row(FieldKind& root, const Row& row) {
   }
 }
 
-// The first and last eight bytes and the length, mixed: a few instructions for any name. A
-// byte-at-a-time hash (FNV) cost more than the std::map it replaced, a multiplication per byte.
-std::size_t hash_of(std::string_view name) {
-  std::uint64_t head = 0;
-  std::uint64_t tail = 0;
-  if (name.size() >= sizeof head) {
-    std::memcpy(&head, name.data(), sizeof head);
-    std::memcpy(&tail, name.data() + name.size() - sizeof tail, sizeof tail);
-  } else {
-    for (const char c : name) head = (head << 8) | static_cast<unsigned char>(c);
-  }
-  const std::uint64_t mixed =
-      (head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ name.size();
-  return static_cast<std::size_t>(mixed ^ (mixed >> 29));
-}
-
 }  // namespace
 
 const FieldKind* FieldKind::field(std::string_view name) const {
-  if (field_index.empty()) {
+  if (!field_index.built()) {
     const auto it = fields.find(name);
     return it == fields.end() ? nullptr : &it->second;
   }
-  const std::size_t mask = field_index.size() - 1;
-  for (std::size_t i = hash_of(name) & mask;; i = (i + 1) & mask) {
-    const auto& [key, kind] = field_index[i];
-    if (kind == nullptr) return nullptr;
-    if (key == name) return kind;
-  }
+  return field_index.find(name);
 }
 
 void FieldKind::index_fields() {
   if (element) element->index_fields();
   if (fields.empty()) return;
-  std::size_t size = 2;
-  while (size < 2 * fields.size()) size *= 2;
-  field_index.assign(size, {std::string_view(), nullptr});
+  std::vector<std::pair<std::string_view, const FieldKind*>> entries;
   for (auto& [name, kind] : fields) {
     kind.index_fields();
-    std::size_t i = hash_of(name) & (size - 1);
-    while (field_index[i].second != nullptr) i = (i + 1) & (size - 1);
-    field_index[i] = {name, &kind};
+    entries.emplace_back(name, &kind);
   }
+  field_index.build(entries);
 }
 
 const FieldKind& replicated_job_kind() {

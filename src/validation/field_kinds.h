@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "name_index.h"
+
 namespace jobset_webhook::validation {
 
 enum class Shape { kScalar, kStruct, kSlice, kMap };
@@ -40,10 +42,8 @@ struct FieldKind {
   // Builds field_index here and below. Called once the table is complete: it points into `fields`.
   void index_fields();
 
-  // What field() reads once built: `fields` hashed, open addressing, a power of two at most half
-  // full, an empty slot without a kind. A review looks up a field hundreds of times, and the
-  // std::map cost a string comparison per level.
-  std::vector<std::pair<std::string_view, const FieldKind*>> field_index;
+  // What field() reads once built: `fields` hashed (name_index.h).
+  NameIndex<FieldKind> field_index;
 };
 
 // The kinds of one ReplicatedJob entry (a struct whose fields are name, groupName, replicas,
