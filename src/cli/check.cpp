@@ -170,9 +170,8 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
     result.message = admission::rejection_message(request.name, decision.errors);
   for (const auto& error : field::deduplicated(decision.errors)) {
     // An upstream error without a field points at the field that caused it.
-    Finding finding{error, js.manifest->locate(error.origin.empty() ? error.field : error.origin),
-                    std::nullopt, std::nullopt};
-    finding.source = js.manifest->source_of(error.origin.empty() ? error.field : error.origin);
+    const std::string& at = error.origin.empty() ? error.field : error.origin;
+    Finding finding{error, js.manifest->locate(at), std::nullopt, js.manifest->source_of(at)};
     // An error at no field ("<nil>") has no old value to show.
     if (old_js != nullptr && error.type == field::ErrorType::kInvalid && error.field != "<nil>") {
       finding.old_value = old_value_of(error, old_js->object, js.object);
