@@ -17,7 +17,8 @@ void ControllerMetrics::set_notices(const std::string& key, int in_progress,
   }
 }
 
-std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t job_lists) const {
+std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t job_lists,
+                                    std::uint64_t scaler_lists) const {
   metrics::Exposition out;
   out.family("jobset_scale_down_jobs_deleted_total", "counter",
              "Child Jobs deleted because their index is at or above their ReplicatedJob's "
@@ -69,6 +70,18 @@ std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t jo
              "Full lists of a watched collection (start, and relists after 410 Gone)");
   out.sample("jobset_scale_down_lists_total", {{"resource", "jobsets"}}, jobset_lists);
   out.sample("jobset_scale_down_lists_total", {{"resource", "jobs"}}, job_lists);
+  out.sample("jobset_scale_down_lists_total", {{"resource", "replicatedjobscalers"}}, scaler_lists);
+  out.family("jobset_scaler_scales_total", "counter",
+             "Scales of a ReplicatedJobScaler patched into its JobSet, by the API server's answer: "
+             "applied, refused (by a webhook or the API server: kept in the scaler's "
+             "ScalingLimited condition), conflict (the JobSet's replicas had changed)");
+  out.sample("jobset_scaler_scales_total", {{"result", "applied"}}, scales_applied.load());
+  out.sample("jobset_scaler_scales_total", {{"result", "refused"}}, scales_refused.load());
+  out.sample("jobset_scaler_scales_total", {{"result", "conflict"}}, scales_conflicted.load());
+  out.family("jobset_scaler_created_total", "counter",
+             "ReplicatedJobScalers created for JobSets that opt in with the annotation "
+             "elastic.jobset-webhook.io/scalers");
+  out.sample("jobset_scaler_created_total", {}, scalers_created.load());
   metrics::write_process_metrics(out, metrics::read_process_stats());
   return out.text();
 }

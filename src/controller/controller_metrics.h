@@ -21,6 +21,12 @@ struct ControllerMetrics {
   std::atomic<std::uint64_t> reconcile_errors{0};
   std::atomic<std::uint64_t> reconciles{0};
   std::atomic<std::uint64_t> relists{0};
+  // ReplicatedJobScalers: scales patched into a JobSet, by what the API server answered, and
+  // scalers created for JobSets that opt in.
+  std::atomic<std::uint64_t> scales_applied{0};
+  std::atomic<std::uint64_t> scales_refused{0};
+  std::atomic<std::uint64_t> scales_conflicted{0};
+  std::atomic<std::uint64_t> scalers_created{0};
   std::atomic<std::int64_t> queue_depth{0};
   std::atomic<int> leader{0};
   // JobSets with Jobs above replicas left in place, by WaitReason (kNone unused).
@@ -33,7 +39,8 @@ struct ControllerMetrics {
                    std::optional<std::chrono::system_clock::time_point> deadline);
 
   // The exposition of /metrics: these, the lists of each watch, and the process's own.
-  std::string text(std::uint64_t jobset_lists, std::uint64_t job_lists) const;
+  std::string text(std::uint64_t jobset_lists, std::uint64_t job_lists,
+                   std::uint64_t scaler_lists) const;
 
  private:
   struct Notices {

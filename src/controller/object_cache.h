@@ -11,6 +11,7 @@
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/kube/api.h"
 #include "plan_scale_down.h"
+#include "plan_scaler.h"
 
 namespace jobset_webhook::controller {
 
@@ -27,7 +28,8 @@ std::string key_of(const std::string& ns, const std::string& name);
 // as client-go's informers drop managedFields with a transform. Never throws.
 Json trim_for_cache(Json object);
 
-// What the watches have seen: JobSets by namespace/name, Jobs by namespace/name.
+// What the watches have seen: JobSets, Jobs and ReplicatedJobScalers by namespace/name. Every
+// event is queued under the key of the JobSet it concerns.
 class Cache {
  public:
   using Map = std::map<std::string, Json>;
@@ -70,20 +72,34 @@ class Cache {
     return std::make_pair(it->second, std::move(children));
   }
 
+  // The ReplicatedJobScalers that name the JobSet of `key`, copied under the lock.
+  std::vector<Json> scalers_of(const std::string& key) {
+    std::lock_guard lock(mu_);
+    std::vector<Json> out;
+    for (const auto& [k, scaler] : scalers) {
+      if (owner_key(&scalers, scaler) == key) out.push_back(scaler);
+    }
+    return out;
+  }
+
+  // The keys of every JobSet seen, and of every JobSet a scaler names.
   std::vector<std::string> jobset_keys() {
     std::lock_guard lock(mu_);
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : jobsets) keys.push_back(k);
-    return keys;
+    std::set<std::string> keys;
+    for (const auto& [k, v] : jobsets) keys.insert(k);
+    for (const auto& [k, v] : scalers) keys.insert(owner_key(&scalers, v));
+    return {keys.begin(), keys.end()};
   }
 
   Map jobsets;
   Map jobs;
+  Map scalers;  // ReplicatedJobScalers (plan_scaler.h), under the key of the JobSet they name
 
  private:
   std::string owner_key(const Map* target, const Json& obj) const {
     const std::string ns = meta_string(obj, "namespace");
     if (target == &jobsets) return key_of(ns, meta_string(obj, "name"));
+    if (target == &scalers) return key_of(ns, scaler_jobset(obj));
     return key_of(ns, label(obj, kJobSetNameKey));
   }
 

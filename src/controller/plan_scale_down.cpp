@@ -87,7 +87,7 @@ bool controlled_by(const Json& job, const std::string& jobset_uid) {
   for (const auto& ref : *refs) {
     const Json* controller = member(&ref, "controller");
     if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
-    return string_at(&ref, "apiVersion") == "jobset.x-k8s.io/v1alpha2" &&
+    return string_at(&ref, "apiVersion") == kJobSetGroupVersion &&
            string_at(&ref, "kind") == "JobSet" && string_at(&ref, "uid") == jobset_uid;
   }
   return false;

@@ -34,6 +34,8 @@
 
 namespace jobset_webhook::controller {
 
+inline constexpr const char* kJobSetGroupVersion = "jobset.x-k8s.io/v1alpha2";
+
 // Upstream's label and annotation keys on child Jobs (api/jobset/v1alpha2/jobset_types.go,
 // pkg/constants/constants.go).
 inline constexpr const char* kJobSetNameKey = "jobset.sigs.k8s.io/jobset-name";

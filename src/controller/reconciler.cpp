@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "events.h"
 #include "jobset_webhook/runtime/time.h"
 #include "jobset_webhook/json_access.h"
 
@@ -228,34 +229,8 @@ bool Reconciler::recently_deleted(const std::string& uid) {
 
 void Reconciler::record_event(const Json& jobset, const char* type, const std::string& reason,
                               const std::string& message) {
-  const std::string ns = meta_string(jobset, "namespace");
-  const std::string name = meta_string(jobset, "name");
-  const std::string now = runtime::rfc3339(std::chrono::system_clock::now());
-  const Json event = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"generateName", name + "."}, {"namespace", ns}}},
-      {"involvedObject",
-       {{"apiVersion", kJobSetGroupVersion},
-        {"kind", "JobSet"},
-        {"name", name},
-        {"namespace", ns},
-        {"uid", meta_string(jobset, "uid")},
-        {"resourceVersion", meta_string(jobset, "resourceVersion")}}},
-      {"reason", reason},
-      {"message", message},
-      {"type", type},
-      {"source", {{"component", kComponent}}},
-      {"firstTimestamp", now},
-      {"lastTimestamp", now},
-      {"count", 1},
-      {"reportingComponent", kComponent},
-      {"reportingInstance", env_.identity},
-  };
-  auto res = env_.api.create(kube::core_path(ns, "events"), event);
-  if (!res.ok()) {
-    env_.log.warn("event", {{"jobset", ns + "/" + name}, {"error", res.failure().message}});
-  }
+  EventRecorder{env_.api, env_.log, env_.identity}.record(jobset, kJobSetGroupVersion, "JobSet",
+                                                          type, reason, message);
 }
 
 }  // namespace jobset_webhook::controller

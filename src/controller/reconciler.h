@@ -40,8 +40,6 @@
 
 namespace jobset_webhook::controller {
 
-inline constexpr const char* kComponent = "jobset-scale-down-controller";
-inline constexpr const char* kJobSetGroupVersion = "jobset.x-k8s.io/v1alpha2";
 inline constexpr std::chrono::minutes kWarningInterval{5};
 // A JobSet read older than its Jobs is read again after this long, even if no event comes.
 inline constexpr std::chrono::seconds kNewerAttemptRecheck{2};

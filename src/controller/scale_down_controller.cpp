@@ -22,6 +22,7 @@
 #include "object_cache.h"
 #include "plan_scale_down.h"
 #include "reconciler.h"
+#include "scaler_reconciler.h"
 #include "work_queue.h"
 #include "jobset_webhook/kube/client.h"
 #include "jobset_webhook/kube/reflector.h"
@@ -68,10 +69,11 @@ class Controller {
         jobs_(client_, kube::group_path("batch/v1", options.watch_namespace, "jobs"),
               kJobSetNameKey, handlers(cache_.jobs), kube::Backoff{},
               options.watch_timeout_seconds),
-        reconciler_(ReconcilerEnv{client_, cache_, metrics_, [this] { return leading(); },
-                                  [] { return Clock::now(); }, log, elector_.identity(),
-                                  [] { return std::chrono::system_clock::now(); },
-                                  options.default_notice_seconds}) {}
+        scalers_(client_,
+                 kube::group_path(kScalerGroupVersion, options.watch_namespace, kScalerResource),
+                 "", handlers(cache_.scalers), kube::Backoff{}, options.watch_timeout_seconds),
+        reconciler_(env(log, options)),
+        scaler_reconciler_(env(log, options), [this] { return scalers_.synced(); }) {}
 
   // Serves the metrics port and starts the watches, the worker and the election. False when the
   // metrics port cannot be bound (nothing is started then).
@@ -79,7 +81,7 @@ class Controller {
     if (options_.metrics_port != 0) {
       auto& http = http_.http();
       http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-        res.set_content(metrics_.text(jobsets_.lists(), jobs_.lists()),
+        res.set_content(metrics_.text(jobsets_.lists(), jobs_.lists(), scalers_.lists()),
                         std::string(metrics::kContentType).c_str());
       });
       http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
@@ -108,6 +110,7 @@ class Controller {
     threads_.emplace_back([this] { jobs_.run(); });
     threads_.emplace_back([this] { work(); });
     threads_.emplace_back([this] { elect(); });
+    threads_.emplace_back([this] { scalers_.run(); });
     return true;
   }
 
@@ -122,12 +125,26 @@ class Controller {
     threads_[3].join();
     jobsets_.stop();
     jobs_.stop();
+    scalers_.stop();
     threads_[0].join();
     threads_[1].join();
+    threads_[4].join();
     http_.stop();
   }
 
  private:
+  ReconcilerEnv env(const runtime::Log& log, const ControllerOptions& options) {
+    return ReconcilerEnv{client_,
+                         cache_,
+                         metrics_,
+                         [this] { return leading(); },
+                         [] { return Clock::now(); },
+                         log,
+                         elector_.identity(),
+                         [] { return std::chrono::system_clock::now(); },
+                         options.default_notice_seconds};
+  }
+
   kube::ReflectorHandlers handlers(Cache::Map& target) {
     kube::ReflectorHandlers h;
     h.replace = [this, &target](const std::vector<Json>& items) {
@@ -230,7 +247,10 @@ class Controller {
         continue;
       }
       const auto started = Clock::now();
-      const Outcome outcome = reconciler_.reconcile(*key);
+      // The scalers first: a scale they apply is then carried out by the same pass.
+      const Outcome scaled = scaler_reconciler_.reconcile(*key);
+      Outcome outcome = reconciler_.reconcile(*key);
+      if (scaled == Outcome::kRetry) outcome = Outcome::kRetry;
       metrics_.reconcile_duration.observe(Clock::now() - started);
       ++metrics_.reconciles;
       if (outcome == Outcome::kRetry) {
@@ -259,13 +279,16 @@ class Controller {
   LeaseElector elector_;
   kube::Reflector jobsets_;
   kube::Reflector jobs_;
-  Reconciler reconciler_;  // worker thread only
+  kube::Reflector scalers_;
+  Reconciler reconciler_;               // worker thread only
+  ScalerReconciler scaler_reconciler_;  // worker thread only
   std::atomic<bool> stopping_{false};
   std::mutex lease_mu_;  // guards elector_, which the worker asks and the election loop moves
   std::mutex elector_mu_;
   std::condition_variable elector_cv_;
   std::map<std::string, int> failures_;  // worker thread only
-  std::vector<std::thread> threads_;     // reflectors (JobSets, Jobs), worker, election
+  // reflectors (JobSets, Jobs), worker, election, reflector (scalers)
+  std::vector<std::thread> threads_;
   runtime::PlainHttpServer http_;
 };
 

@@ -465,6 +465,10 @@ Result<Json> Client::patch(const std::string& path, const Json& merge_patch) {
   return send("PATCH", path, &merge_patch, "application/merge-patch+json");
 }
 
+Result<Json> Client::json_patch(const std::string& path, const Json& operations) {
+  return send("PATCH", path, &operations, "application/json-patch+json");
+}
+
 Failure api_error(int http_status, std::string message) {
   StatusCode code = StatusCode::kUnavailable;
   switch (http_status) {

@@ -330,7 +330,7 @@ TEST_CASE(
   CHECK(annotation(w.api.objects[pod_path("js-driver-0-0-abcde")], kNoticeLeavingKey) == "<none>");
   CHECK(annotation(w.api.objects[job_path("js-workers-3")], kNoticeLeavingKey) == "2,3");
   CHECK(annotation(w.api.objects[job_path("js-workers-1")], kNoticeLeavingKey) == "<none>");
-  const std::string text = w.metrics.text(1, 1);
+  const std::string text = w.metrics.text(1, 1, 1);
   CHECK(text.find("\njobset_scale_down_notices 1\n") != std::string::npos);
 
   // 10 s on: nothing to write again.
@@ -363,7 +363,7 @@ TEST_CASE(
   CHECK(w.events("Normal").back() ==
         "ScaleDownNoticeEnded: Scale-down notice for replicatedJob workers ended: Jobs "
         "js-workers-2, js-workers-3 deleted after 2026-12-02T16:00:20Z");
-  CHECK(w.metrics.text(1, 1).find("\njobset_scale_down_notices 0\n") != std::string::npos);
+  CHECK(w.metrics.text(1, 1, 1).find("\njobset_scale_down_notices 0\n") != std::string::npos);
 }
 
 TEST_CASE("A scale back up during the notice deletes nothing and cancels it",

@@ -3,7 +3,8 @@
 // An in-memory kube::Api for table tests of the controller: objects by path, every call it
 // received, answers to force, and a hook that changes the world after a call (a JobSet scaled
 // back up between two deletions, a Lease lost). Deletes honour preconditions.uid (409), as the
-// API server does. One thread at a time.
+// API server does; a merge patch of "<path>/status" patches the object at <path>. One thread at
+// a time.
 
 #include <cstddef>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "jobset_webhook/kube/api.h"
+#include "jobset_webhook/patch/json_patch.h"
 
 namespace jobset_webhook::testing {
 
@@ -125,7 +127,7 @@ class FakeApi : public kube::Api {
     patches.push_back(merge_patch);
     Result<Json> out = answer(call);
     if (out.ok()) {
-      const auto it = objects.find(path);
+      const auto it = objects.find(object_of(path));
       const Json* want = merge_patch.contains("metadata") ? &merge_patch["metadata"] : nullptr;
       if (it == objects.end()) {
         out = kube::api_error(404, "not found: " + path);
@@ -137,6 +139,28 @@ class FakeApi : public kube::Api {
         Json patch = merge_patch;
         if (want != nullptr) patch["metadata"].erase("resourceVersion");
         it->second.merge_patch(patch);
+        const std::string rv = it->second["metadata"].value("resourceVersion", "0");
+        it->second["metadata"]["resourceVersion"] = std::to_string(std::stoll(rv) + 1);
+        out = it->second;
+      }
+    }
+    return finish(call, std::move(out));
+  }
+
+  // Applies the operations to the stored object with patch::apply; a failed `test` is a 422, as
+  // the API server answers it. The stored object's resourceVersion then counts up by one.
+  Result<Json> json_patch(const std::string& path, const Json& operations) override {
+    const std::string call = "PATCH " + path;
+    patches.push_back(operations);
+    Result<Json> out = answer(call);
+    if (out.ok()) {
+      const auto it = objects.find(path);
+      if (it == objects.end()) {
+        out = kube::api_error(404, "not found: " + path);
+      } else if (auto patched = patch::apply(it->second, operations); !patched.ok()) {
+        out = kube::api_error(422, patched.failure().message);
+      } else {
+        it->second = std::move(patched).value();
         const std::string rv = it->second["metadata"].value("resourceVersion", "0");
         it->second["metadata"]["resourceVersion"] = std::to_string(std::stoll(rv) + 1);
         out = it->second;
@@ -158,6 +182,14 @@ class FakeApi : public kube::Api {
   }
 
  private:
+  // The object a path names: "<object>/status" is the object's status subresource.
+  static std::string object_of(const std::string& path) {
+    const std::string status = "/status";
+    return path.size() > status.size() && path.ends_with(status)
+               ? path.substr(0, path.size() - status.size())
+               : path;
+  }
+
   Result<Json> answer(const std::string& call) {
     calls.push_back(call);
     const auto it = failures.find(call);

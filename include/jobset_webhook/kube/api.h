@@ -75,6 +75,10 @@ class Api {
   // names change, a null removes one. A patch that carries metadata.resourceVersion is applied
   // to that version only (409 otherwise); without it, to whatever is stored.
   virtual Result<Json> patch(const std::string& path, const Json& merge_patch) = 0;
+  // A JSON Patch (RFC 6902, Content-Type application/json-patch+json): the operations in order,
+  // all or none; a failed `test` operation refuses the whole patch (422), which makes it a
+  // precondition on any field.
+  virtual Result<Json> json_patch(const std::string& path, const Json& operations) = 0;
 
   // Ends every request in flight (watches included) with kTransportError, now and until
   // reset_cancel(); for shutdown and for tests that cut the stream.

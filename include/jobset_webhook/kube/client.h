@@ -50,6 +50,7 @@ class Client : public Api {
   Result<Json> update(const std::string& path, const Json& object) override;
   Result<Json> remove(const std::string& path, const DeleteOptions& options) override;
   Result<Json> patch(const std::string& path, const Json& merge_patch) override;
+  Result<Json> json_patch(const std::string& path, const Json& operations) override;
   void cancel() override;
   void reset_cancel() override;
 
