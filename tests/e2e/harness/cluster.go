@@ -266,6 +266,16 @@ func (c *Cluster) Up() error {
 	}
 	c.step("JobSet manager ready", t)
 	if c.ScaleDown {
+		// The component's ReplicatedJobScaler CRD, which the controller watches and applies.
+		crd := filepath.Join(c.Root, "manifests", "components", "scale-down-controller",
+			"replicated-job-scaler-crd.yaml")
+		if _, err := c.Kubectl("apply", "-f", crd); err != nil {
+			return err
+		}
+		if _, err := c.Kubectl("wait", "--for", "condition=Established", "--timeout", "60s",
+			"crd/replicatedjobscalers.elastic.jobset-webhook.io"); err != nil {
+			return err
+		}
 		if err := c.startScaleDownController(); err != nil {
 			return err
 		}
