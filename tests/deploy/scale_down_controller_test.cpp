@@ -33,7 +33,8 @@ std::vector<Json> render_with_component(const ManifestsCopy& copy,
   return render(dir);
 }
 
-// What the controller calls on JobSets, Jobs, Pods and Events (scale-down-controller/rbac.yaml).
+// What the controller calls on JobSets, Jobs, Pods, ReplicatedJobScalers and Events
+// (scale-down-controller/rbac.yaml).
 const std::set<std::string> kWatchedGrants = {
     "jobset.x-k8s.io jobsets get",
     "jobset.x-k8s.io jobsets list",
@@ -45,6 +46,11 @@ const std::set<std::string> kWatchedGrants = {
     "batch jobs patch",
     " pods list",
     " pods patch",
+    "elastic.jobset-webhook.io replicatedjobscalers list",
+    "elastic.jobset-webhook.io replicatedjobscalers watch",
+    "elastic.jobset-webhook.io replicatedjobscalers create",
+    "elastic.jobset-webhook.io replicatedjobscalers patch",
+    "elastic.jobset-webhook.io replicatedjobscalers/status patch",
     " events create",
 };
 
