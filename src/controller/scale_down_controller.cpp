@@ -71,7 +71,7 @@ class Controller {
               options.watch_timeout_seconds),
         scalers_(client_,
                  kube::group_path(kScalerGroupVersion, options.watch_namespace, kScalerResource),
-                 "", handlers(cache_.scalers), kube::Backoff{}, options.watch_timeout_seconds),
+                 "", scaler_handlers(), kube::Backoff{}, options.watch_timeout_seconds),
         reconciler_(env(log, options)),
         scaler_reconciler_(env(log, options), [this] { return scalers_.synced(); }) {}
 
@@ -155,6 +155,21 @@ class Controller {
     h.event = [this, &target](const kube::WatchEvent& e) { queue_.add(cache_.apply(target, e)); };
     h.error = [this](const std::string& what, const Failure& f) {
       log_.warn(what, {{"code", f.http_status}, {"error", f.message}});
+    };
+    return h;
+  }
+
+  // The scalers' CRD is optional: without it (404) the controller says so once and carries on
+  // with JobSets; the watch keeps trying, so scalers are applied once the CRD is installed.
+  kube::ReflectorHandlers scaler_handlers() {
+    kube::ReflectorHandlers h = handlers(cache_.scalers);
+    h.error = [this](const std::string& what, const Failure& f) {
+      if (f.http_status != 404) {
+        log_.warn(what, {{"code", f.http_status}, {"error", f.message}});
+      } else if (!scaler_crd_missing_.exchange(true)) {
+        log_.warn("the ReplicatedJobScaler CRD is not installed: no scaler is applied until it is",
+                  {{"crd", "replicatedjobscalers.elastic.jobset-webhook.io"}});
+      }
     };
     return h;
   }
@@ -283,6 +298,7 @@ class Controller {
   Reconciler reconciler_;               // worker thread only
   ScalerReconciler scaler_reconciler_;  // worker thread only
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> scaler_crd_missing_{false};  // said once
   std::mutex lease_mu_;  // guards elector_, which the worker asks and the election loop moves
   std::mutex elector_mu_;
   std::condition_variable elector_cv_;
