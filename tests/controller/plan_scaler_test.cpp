@@ -14,18 +14,6 @@ namespace {
 
 const std::string kNow = "2026-12-03T10:00:00Z";
 
-Json scaler(std::int64_t replicas, std::int64_t generation = 1) {
-  return Json{
-      {"apiVersion", kScalerGroupVersion},
-      {"kind", kScalerKind},
-      {"metadata",
-       {{"name", "js-workers"},
-        {"namespace", "ns"},
-        {"generation", generation},
-        {"resourceVersion", "7"}}},
-      {"spec", {{"jobSetName", "js"}, {"replicatedJobName", "workers"}, {"replicas", replicas}}}};
-}
-
 const Json* condition(const Json& status, const std::string& type) {
   for (const auto& c : status["conditions"]) {
     if (c["type"] == type) return &c;

@@ -21,19 +21,6 @@ const std::string kScalers =
     "/apis/elastic.jobset-webhook.io/v1alpha1/namespaces/ns/replicatedjobscalers";
 const std::string kScalerPath = kScalers + "/js-workers";
 
-Json scaler(std::int64_t replicas, std::int64_t generation = 1) {
-  return Json{
-      {"apiVersion", kScalerGroupVersion},
-      {"kind", kScalerKind},
-      {"metadata",
-       {{"name", "js-workers"},
-        {"namespace", "ns"},
-        {"uid", "scaler-uid"},
-        {"generation", generation},
-        {"resourceVersion", "7"}}},
-      {"spec", {{"jobSetName", "js"}, {"replicatedJobName", "workers"}, {"replicas", replicas}}}};
-}
-
 // The controller's world: the cache the watches filled, and the API server behind it.
 struct World {
   FakeApi api;

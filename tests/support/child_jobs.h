@@ -2,13 +2,14 @@
 
 // Test fixtures for the scale-down controller: a JobSet as the API server stores it (made with
 // support/jobset_builder.h) and its child Jobs as upstream's controller (sigs.k8s.io/jobset
-// v0.12.0, constructJob) labels and owns them.
+// v0.12.0, constructJob) labels and owns them; a ReplicatedJobScaler of its workers.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "controller/plan_scale_down.h"
+#include "controller/plan_scaler.h"
 #include "jobset_webhook/json.h"
 #include "support/jobset_builder.h"
 
@@ -90,6 +91,21 @@ inline std::vector<Json> worker_pods(std::int64_t n) {
 inline Json with_condition(Json j, const char* type) {
   j["status"]["conditions"] = Json::array({Json{{"type", type}, {"status", "True"}}});
   return j;
+}
+
+// ReplicatedJobScaler js-workers of the JobSet above, as the API server stores it.
+inline Json scaler(std::int64_t replicas, std::int64_t generation = 1) {
+  using namespace controller;
+  return Json{
+      {"apiVersion", kScalerGroupVersion},
+      {"kind", kScalerKind},
+      {"metadata",
+       {{"name", "js-workers"},
+        {"namespace", "ns"},
+        {"uid", "scaler-uid"},
+        {"generation", generation},
+        {"resourceVersion", "7"}}},
+      {"spec", {{"jobSetName", "js"}, {"replicatedJobName", "workers"}, {"replicas", replicas}}}};
 }
 
 }  // namespace jobset_webhook::testing
