@@ -203,11 +203,10 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
     return PromLabels{{"webhook", path}, {"operation", operation}};
   };
   CHECK(m.series("jobset_webhook_review_duration_seconds_count") ==
-        std::map<PromLabels, double>{
-            {op(kValidate, "UPDATE"), 6},
-            {op(kValidate, "other"), 1},
-            {op(kMutate, "CREATE"), 1},
-            {op(kValidateScaler, "UPDATE"), 1}});
+        std::map<PromLabels, double>{{op(kValidate, "UPDATE"), 6},
+                                     {op(kValidate, "other"), 1},
+                                     {op(kMutate, "CREATE"), 1},
+                                     {op(kValidateScaler, "UPDATE"), 1}});
   // The fine buckets start at 10 µs.
   CHECK(m.value("jobset_webhook_review_duration_seconds_bucket",
                 {{"webhook", kMutate}, {"operation", "CREATE"}, {"le", "1e-05"}})
