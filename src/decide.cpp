@@ -5,6 +5,7 @@
 #include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/create.h"
 #include "jobset_webhook/validation/notice_annotation.h"
+#include "jobset_webhook/validation/replicated_job_scaler.h"
 #include "jobset_webhook/validation/update.h"
 
 namespace jobset_webhook {
@@ -25,8 +26,33 @@ field::ErrorList validate_create_after_defaults(JsonView js, const Policy& polic
   return validation::validate_create(view.value().root(), policy);
 }
 
+namespace {
+
+// A scaler is a small object, read once per CREATE or UPDATE of the scaler itself, never on a
+// JobSet's path: its rules read the nlohmann copy.
+field::ErrorList validate_scaler(const AdmissionRequest& request) {
+  const auto cannot_read = [](const std::string& why) {
+    return field::ErrorList{field::internal_error(field::Path(), "cannot read the scaler: " + why)};
+  };
+  const auto scaler = patch::to_json(request.object);
+  if (!scaler.ok()) return cannot_read(scaler.failure().message);
+  if (request.operation != Operation::kUpdate)
+    return validation::validate_replicated_job_scaler(nullptr, scaler.value());
+  const auto old_scaler = patch::to_json(request.old_object);
+  if (!old_scaler.ok()) return cannot_read(old_scaler.failure().message);
+  return validation::validate_replicated_job_scaler(&old_scaler.value(), scaler.value());
+}
+
+}  // namespace
+
 Decision decide(const AdmissionRequest& request, const Policy& policy) {
   Decision decision;
+  if (request.hook == Hook::kValidatingScaler) {
+    if (request.operation == Operation::kCreate || request.operation == Operation::kUpdate)
+      decision.errors = validate_scaler(request);
+    decision.allowed = decision.errors.empty();
+    return decision;
+  }
   if (request.hook == Hook::kMutating) {
     // On UPDATE only the defaults the stored object holds and the update dropped (defaults.h).
     if (request.operation == Operation::kCreate)

@@ -14,17 +14,19 @@ namespace jobset_webhook {
 
 enum class Operation { kCreate, kUpdate, kDelete, kConnect };
 
-// Which webhook asks: the validating one judges, the mutating one fills in defaults.
-enum class Hook { kValidating, kMutating };
+// Which webhook asks: the validating one judges a JobSet, the mutating one fills in a JobSet's
+// defaults, the scaler's validating one judges a ReplicatedJobScaler
+// (validation/replicated_job_scaler.h).
+enum class Hook { kValidating, kMutating, kValidatingScaler };
 
 // The parts of an AdmissionReview request that the decision reads. Views point into the parsed
 // request, which must outlive this struct.
 struct AdmissionRequest {
   Hook hook = Hook::kValidating;
   Operation operation = Operation::kCreate;
-  std::string name;     // the JobSet's name, as the rejection message names it
-  JsonView object;      // the new JobSet (unset for DELETE)
-  JsonView old_object;  // the old JobSet (UPDATE only)
+  std::string name;     // the object's name, as the rejection message names it
+  JsonView object;      // the new object (unset for DELETE): a JobSet, or a scaler for its hook
+  JsonView old_object;  // the old object (UPDATE only)
 };
 
 struct Decision {

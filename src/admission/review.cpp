@@ -95,8 +95,9 @@ std::string decision_response(const Envelope& env, std::string_view name, const 
   Json response = object_for(6);
   response["uid"] = env.uid;
   response["allowed"] = decision.allowed;
-  response["status"] =
-      decision.allowed ? status_of(kAllowedCode) : rejection_status(name, decision.errors);
+  response["status"] = decision.allowed
+                           ? status_of(kAllowedCode)
+                           : rejection_status(name, decision.errors, admitted_kind(hook));
   if (hook == Hook::kMutating && decision.allowed && !decision.patch.empty()) {
     response["patch"] = base64_encode(go_json_dump(decision.patch));
     response["patchType"] = "JSONPatch";
@@ -113,9 +114,10 @@ std::optional<Operation> operation_of(std::string_view op) {
   return std::nullopt;
 }
 
-// Checks that the request is about a jobset.x-k8s.io/v1alpha2 JobSet: by request.kind, or by the
-// object's own apiVersion and kind when request.kind is absent. Empty when it is.
-std::string wrong_kind(JsonView request, JsonView object) {
+// Checks that the request is about the kind the hook admits (a jobset.x-k8s.io/v1alpha2 JobSet,
+// or a scaler): by request.kind, or by the object's own apiVersion and kind when request.kind is
+// absent. Empty when it is.
+std::string wrong_kind(JsonView request, JsonView object, const AdmittedKind& want) {
   std::string group, version, kind;
   if (const auto k = field_of(request, "kind")) {
     group = string_field(*k, "group").value_or("");
@@ -128,19 +130,24 @@ std::string wrong_kind(JsonView request, JsonView object) {
     version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
     kind = string_field(object, "kind").value_or("");
   }
-  if (group == kGroup && version == kVersion && kind == kKind) return {};
-  return "this webhook admits only jobset.x-k8s.io/v1alpha2 JobSet objects, got " +
+  if (group == want.group && version == want.version && kind == want.kind) return {};
+  return "this webhook admits only " + std::string(want.group) + "/" + std::string(want.version) +
+         " " + std::string(want.kind) + " objects, got " +
          (group.empty() ? std::string() : group + "/") + version + " " +
          (kind.empty() ? "(no kind)" : kind);
 }
 
-std::optional<std::string> not_a_jobset(std::string_view which, std::optional<JsonView> object) {
+// The shape the rules need before they read the object: a JobSet's replicatedJobs a list; any
+// kind's object and spec objects.
+std::optional<std::string> not_usable(std::string_view which, std::optional<JsonView> object,
+                                      Hook hook) {
   if (!object) return "request." + std::string(which) + " is missing";
   if (object->type() != element_type::OBJECT)
     return "request." + std::string(which) + " must be an object";
   const auto spec = field_of(*object, "spec");
   if (spec && spec->type() != element_type::OBJECT)
     return "request." + std::string(which) + ".spec must be an object";
+  if (hook == Hook::kValidatingScaler) return std::nullopt;
   const auto rjobs = spec ? field_of(*spec, "replicatedJobs") : std::nullopt;
   if (rjobs && rjobs->type() != element_type::ARRAY) {
     return "request." + std::string(which) + ".spec.replicatedJobs must be a list";
@@ -203,8 +210,8 @@ std::string respond(const simdjson::dom::document& document, const Policy& polic
   }
 
   const auto object = field_of(*request, "object");
-  if (const auto problem = not_a_jobset("object", object)) return bad_request(env, *problem);
-  if (const auto problem = wrong_kind(*request, *object); !problem.empty())
+  if (const auto problem = not_usable("object", object, hook)) return bad_request(env, *problem);
+  if (const auto problem = wrong_kind(*request, *object, admitted_kind(hook)); !problem.empty())
     return bad_request(env, problem);
   AdmissionRequest decoded;
   decoded.hook = hook;
@@ -213,7 +220,7 @@ std::string respond(const simdjson::dom::document& document, const Policy& polic
   if (*operation == Operation::kUpdate) {
     const auto old_object = field_of(*request, "oldObject");
     if (!old_object) return bad_request(env, "UPDATE request has no oldObject");
-    if (const auto problem = not_a_jobset("oldObject", old_object))
+    if (const auto problem = not_usable("oldObject", old_object, hook))
       return bad_request(env, *problem);
     decoded.old_object = *old_object;
   }
@@ -225,13 +232,16 @@ std::string respond(const simdjson::dom::document& document, const Policy& polic
 
 }  // namespace
 
-std::string rejection_message(std::string_view name, const field::ErrorList& errors) {
-  std::string message = "JobSet.jobset.x-k8s.io " + field::go_quote(name) + " is invalid";
+std::string rejection_message(std::string_view name, const field::ErrorList& errors,
+                              const AdmittedKind& kind) {
+  std::string message = std::string(kind.kind) + "." + std::string(kind.group) + " " +
+                        field::go_quote(name) + " is invalid";
   if (!errors.empty()) message += ": " + field::to_string(errors);
   return message;
 }
 
-Json rejection_status(std::string_view name, const field::ErrorList& errors) {
+Json rejection_status(std::string_view name, const field::ErrorList& errors,
+                      const AdmittedKind& kind) {
   Json causes = Json::array();
   for (std::size_t i = 0; i < errors.size() && i < kMaxCauses; ++i) {
     Json cause = object_for(3);
@@ -242,13 +252,13 @@ Json rejection_status(std::string_view name, const field::ErrorList& errors) {
   }
   Json details = object_for(4);
   details["name"] = name;
-  details["group"] = kGroup;
-  details["kind"] = kKind;
+  details["group"] = kind.group;
+  details["kind"] = kind.kind;
   details["causes"] = std::move(causes);
   Json status = object_for(6);
   status["metadata"] = Json::object();
   status["status"] = "Failure";
-  status["message"] = rejection_message(name, errors);
+  status["message"] = rejection_message(name, errors, kind);
   status["reason"] = "Invalid";
   status["details"] = std::move(details);
   status["code"] = kInvalidCode;

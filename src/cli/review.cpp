@@ -22,8 +22,10 @@ int review(const ReviewOptions& options) {
     std::cerr << "jobset-webhook review: " << body.failure().message << "\n";
     return exit_code(body.failure());
   }
-  const auto response = admission::handle_review(
-      body.value(), policy, options.mutate ? Hook::kMutating : Hook::kValidating);
+  const Hook hook = options.mutate   ? Hook::kMutating
+                    : options.scaler ? Hook::kValidatingScaler
+                                     : Hook::kValidating;
+  const auto response = admission::handle_review(body.value(), policy, hook);
   if (!response.ok()) {
     std::cerr << "jobset-webhook review: " << options.input << ": " << response.failure().message
               << "\n";
@@ -41,7 +43,10 @@ Command add_review_command(CLI::App& app) {
   cmd->add_option("file", o.input, "AdmissionReview JSON file, or - for stdin")
       ->capture_default_str();
   cmd->add_option("--config", o.config, "Policy file (YAML or JSON)")->check(CLI::ExistingFile);
-  cmd->add_flag("--mutate", o.mutate, "Answer as the mutating (defaulting) webhook");
+  auto* mutate = cmd->add_flag("--mutate", o.mutate, "Answer as the mutating (defaulting) webhook");
+  cmd->add_flag("--scaler", o.scaler,
+                "Answer as the ReplicatedJobScaler's validating webhook (its own path)")
+      ->excludes(mutate);
 
   return {cmd, [options] { return review(*options); }};
 }

@@ -86,9 +86,10 @@ std::string media_type(std::string_view content_type) {
 }  // namespace
 
 Result<RequestHead> check_request_head(const httplib::Request& req, std::size_t max_request_bytes) {
-  if (req.path != kValidatePath && req.path != kMutatePath) {
+  if (req.path != kValidatePath && req.path != kMutatePath && req.path != kValidateScalerPath) {
     return not_found("no webhook at " + req.path + "; the webhooks are " +
-                     std::string(kValidatePath) + " and " + std::string(kMutatePath));
+                     std::string(kValidatePath) + ", " + std::string(kMutatePath) + " and " +
+                     std::string(kValidateScalerPath));
   }
   if (req.method != "POST")
     return not_offered(405, "method " + req.method + " is not allowed; use POST");

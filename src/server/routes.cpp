@@ -199,7 +199,8 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
         return httplib::Server::HandlerResponse::Handled;
       }));
   for (const auto& [path, hook] :
-       {std::pair{kValidatePath, Hook::kValidating}, std::pair{kMutatePath, Hook::kMutating}}) {
+       {std::pair{kValidatePath, Hook::kValidating}, std::pair{kMutatePath, Hook::kMutating},
+        std::pair{kValidateScalerPath, Hook::kValidatingScaler}}) {
     const std::size_t route = ServerMetrics::route_of(path).value();
     server.Post(
         std::string(path),

@@ -3,6 +3,8 @@
 // The admission endpoints on an HttpsServer:
 //   POST /validate-jobset-x-k8s-io-v1alpha2-jobset   admission::answer_review, Hook::kValidating
 //   POST /mutate-jobset-x-k8s-io-v1alpha2-jobset     admission::answer_review, Hook::kMutating
+//   POST /validate-elastic-jobset-webhook-io-v1alpha1-replicatedjobscaler
+//                                                    admission::answer_review, Hook::kValidatingScaler
 // A 200 body is exactly the bytes of admission::handle_review for the request body (what
 // `jobset-webhook review` prints, without its final newline). Protocol errors
 // (check_request_head) are refused from the head, before the body is read, with error_body; a

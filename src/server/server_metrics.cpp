@@ -14,8 +14,8 @@ namespace {
 using metrics::Exposition;
 using metrics::Labels;
 
-constexpr std::array<std::string_view, ServerMetrics::kRoutes> kRoutePaths = {kValidatePath,
-                                                                              kMutatePath};
+constexpr std::array<std::string_view, ServerMetrics::kRoutes> kRoutePaths = {
+    kValidatePath, kMutatePath, kValidateScalerPath};
 constexpr std::array<std::string_view, 5> kOperationNames = {"CREATE", "UPDATE", "DELETE",
                                                              "CONNECT", "other"};
 

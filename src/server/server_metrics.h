@@ -56,7 +56,7 @@ std::string generalize_field_path(std::string_view printed);
 
 class ServerMetrics {
  public:
-  static constexpr std::size_t kRoutes = 2;  // kValidatePath, kMutatePath
+  static constexpr std::size_t kRoutes = 3;  // kValidatePath, kMutatePath, kValidateScalerPath
 
   ServerMetrics();
   ServerMetrics(const ServerMetrics&) = delete;

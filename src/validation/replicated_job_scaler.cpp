@@ -1,4 +1,4 @@
-#include "replicated_job_scaler.h"
+#include "jobset_webhook/validation/replicated_job_scaler.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,10 +1,16 @@
 // `jobset-webhook serve` refuses unusable flags and files before it serves, with exit code 2 and
-// an error log line that names the problem. (Serving itself is tested in tests/server/.)
+// an error log line that names the problem. (Serving itself is tested in tests/server/; here the
+// process answers a ReplicatedJobScaler's review on its own path as `review --scaler` does.)
+
+#include <httplib.h>
 
 #include <catch2/catch.hpp>
 
 #include "jobset_webhook/json.h"
+#include "support/pki.h"
 #include "support/process.h"
+#include "support/sample_reviews.h"
+#include "support/serve_process.h"
 
 using jobset_webhook::Json;
 using jobset_webhook::testing::run_cli;
@@ -77,4 +83,40 @@ TEST_CASE("serve --log-format text writes its lines for people", "[cli][serve][l
   CHECK(r.err.substr(27) ==
         " ERROR cannot serve error=\"cannot read /nonexistent/tls.crt: No such file or "
         "directory\"\n");
+}
+
+TEST_CASE("serve answers a ReplicatedJobScaler's review at its path over HTTPS as review --scaler",
+          "[cli][serve][scaler]") {
+  namespace t = jobset_webhook::testing;
+  const auto pki = t::make_pki();
+  t::ServeProcess serve(t::ServeProcess::serve_args(
+      {"--tls-cert-file", pki.tls_crt(), "--tls-private-key-file", pki.tls_key()}));
+  const Json serving = serve.wait_serving();
+  INFO(t::slurp(serve.log_file()));
+  REQUIRE_FALSE(serving.is_null());
+  httplib::SSLClient client("127.0.0.1", serving["port"].get<int>());
+  client.set_ca_cert_path(pki.ca_crt().c_str());
+  client.enable_server_certificate_verification(true);
+
+  const std::string file = std::string(JOBSET_TESTDATA_DIR) + "/sample-scaler-review.json";
+  const auto res = client.Post(t::kValidateScaler.c_str(), t::slurp(file), "application/json");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  const auto printed = run_cli("review --scaler " + file);
+  REQUIRE(printed.exit_code == 0);
+  CHECK(res->body + "\n" == printed.out);
+  CHECK(Json::parse(res->body)["response"]["status"]["code"] == 422);
+
+  // The access log names the path and the scaler the review was about.
+  Json logged;
+  for (int i = 0; i < 300 && logged.is_null(); ++i) {
+    for (const auto& line : serve.log_lines()) {
+      if (line.value("msg", "") == "request") logged = line;
+    }
+    if (logged.is_null()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE_FALSE(logged.is_null());
+  CHECK(logged["path"] == t::kValidateScaler);
+  CHECK(logged["name"] == "training-workers");
+  CHECK(logged["allowed"] == false);
 }

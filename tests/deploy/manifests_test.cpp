@@ -100,16 +100,24 @@ void check_webhooks(Rendered& r) {
   struct Hook {
     std::string kind;
     std::string_view path;
-    std::vector<std::string> operations;
+    std::string group, version, resource;
   };
-  const std::vector<Hook> hooks = {
-      {"ValidatingWebhookConfiguration", server::kValidatePath, {"CREATE", "UPDATE"}},
-      {"MutatingWebhookConfiguration", server::kMutatePath, {"CREATE", "UPDATE"}},
+  // Per configuration, its webhooks in order. The scaler's is in the base although only a
+  // component installs its CRD (the base's comment says why that is harmless).
+  const std::vector<std::vector<Hook>> configs = {
+      {{"ValidatingWebhookConfiguration", server::kValidatePath, "jobset.x-k8s.io", "v1alpha2",
+        "jobsets"},
+       {"ValidatingWebhookConfiguration", server::kValidateScalerPath, "elastic.jobset-webhook.io",
+        "v1alpha1", "replicatedjobscalers"}},
+      {{"MutatingWebhookConfiguration", server::kMutatePath, "jobset.x-k8s.io", "v1alpha2",
+        "jobsets"}},
   };
-  for (const auto& h : hooks) {
-    auto config = one_of_kind(r.objects, h.kind);
-    REQUIRE(config["webhooks"].size() == 1);
-    for (auto& w : config["webhooks"]) {
+  for (const auto& hooks : configs) {
+    auto config = one_of_kind(r.objects, hooks[0].kind);
+    REQUIRE(config["webhooks"].size() == hooks.size());
+    for (std::size_t i = 0; i < hooks.size(); ++i) {
+      const auto& h = hooks[i];
+      auto& w = config["webhooks"][i];
       INFO(h.kind << " " << w["name"]);
       auto& svc = w["clientConfig"]["service"];
       CHECK(svc["path"] == std::string(h.path));
@@ -123,10 +131,12 @@ void check_webhooks(Rendered& r) {
       CHECK(w["matchPolicy"] == "Equivalent");
       REQUIRE(w["rules"].size() == 1);
       auto& rule = w["rules"][0];
-      CHECK(rule["apiGroups"] == Json::array({"jobset.x-k8s.io"}));
-      CHECK(rule["apiVersions"] == Json::array({"v1alpha2"}));
-      CHECK(rule["resources"] == Json::array({"jobsets"}));
-      CHECK(rule["operations"] == Json(h.operations));
+      CHECK(rule["apiGroups"] == Json::array({h.group}));
+      CHECK(rule["apiVersions"] == Json::array({h.version}));
+      // Never a subresource: a /scale write is a Scale, which carries no bounds.
+      CHECK(rule["resources"] == Json::array({h.resource}));
+      CHECK(rule["operations"] == Json::array({"CREATE", "UPDATE"}));
+      CHECK(rule["scope"] == "Namespaced");
     }
   }
 }

@@ -5,6 +5,8 @@
 // - a denial carries a message, and a 422 denial at least one cause;
 // - the request with oldObject := object (a JobSet compared with itself) is never denied with
 //   422, nor is it when only replicatedJobs[*].replicas differ (default policy);
+// - the scaler's hook answers the same bytes with the same checks (a JobSet, or anything else that
+//   is not a ReplicatedJobScaler, is a 400 there, never a crash or an allow);
 // - the response bytes do not change when every object of the request is re-serialized with its
 //   keys in reverse order, or in the input order without whitespace.
 
@@ -145,6 +147,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   check_response(response, uid, body);
   check_response(respond(body, elastic_parallelism, Hook::kValidating), uid, body);
   check_response(respond(body, Policy{}, Hook::kMutating), uid, body);
+  const std::string scaler_response = respond(body, Policy{}, Hook::kValidatingScaler);
+  check_response(scaler_response, uid, body);
 
   std::string forward, reversed;
   const bool unique_keys = jobset_webhook::fuzz::write_json(forward, root, false);
@@ -154,6 +158,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
           "the response does not depend on whitespace or number spelling", body);
   require(respond(reversed, Policy{}, Hook::kValidating) == response,
           "the response does not depend on object key order", body);
+  require(respond(reversed, Policy{}, Hook::kValidatingScaler) == scaler_response,
+          "the scaler hook's response does not depend on object key order", body);
 
   if (!has_request || request.type() != element_type::OBJECT ||
       request["object"].error() != simdjson::SUCCESS) {

@@ -28,6 +28,7 @@ namespace {
 
 using jobset_webhook::testing::kMutate;
 using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::kValidateScaler;
 const std::string kImagePath =
     "spec.replicatedJobs[*].template.spec.template.spec.containers[*].image";
 
@@ -156,9 +157,11 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
   REQUIRE(too_large);
   CHECK(too_large->status == 413);
   CHECK(post(server, pki, kMutate, data("sample-create-review.json")) == 200);
+  // A scaler's UPDATE, denied at spec.replicas and spec.jobSetName.
+  CHECK(post(server, pki, kValidateScaler, data("sample-scaler-review.json")) == 200);
   CHECK(post(server, pki, "/validate", allowed()) == 404);  // not a webhook: not counted
   // Each request is counted just before its access-log line is written.
-  REQUIRE(server.log().wait_for("request", 11).size() == 11);
+  REQUIRE(server.log().wait_for("request", 12).size() == 12);
 
   const auto s = scrape(server.metrics_port());
   CHECK(s.status == 200);
@@ -171,11 +174,15 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
                                      {request_series(kValidate, 413), 1},
                                      {request_series(kValidate, 500), 0},
                                      {request_series(kMutate, 200), 1},
-                                     {request_series(kMutate, 500), 0}});
+                                     {request_series(kMutate, 500), 0},
+                                     {request_series(kValidateScaler, 200), 1},
+                                     {request_series(kValidateScaler, 500), 0}});
   CHECK(m.series("controller_runtime_webhook_latency_seconds_count") ==
-        std::map<PromLabels, double>{{webhook(kValidate), 9}, {webhook(kMutate), 1}});
+        std::map<PromLabels, double>{
+            {webhook(kValidate), 9}, {webhook(kMutate), 1}, {webhook(kValidateScaler), 1}});
   CHECK(m.series("controller_runtime_webhook_requests_in_flight") ==
-        std::map<PromLabels, double>{{webhook(kValidate), 0}, {webhook(kMutate), 0}});
+        std::map<PromLabels, double>{
+            {webhook(kValidate), 0}, {webhook(kMutate), 0}, {webhook(kValidateScaler), 0}});
   CHECK(m.value("controller_runtime_webhook_panics_total") == 0);
   CHECK(m.value("certwatcher_read_certificate_total") == 1);
   CHECK(m.value("certwatcher_read_certificate_errors_total") == 0);
@@ -190,19 +197,24 @@ TEST_CASE("GET /metrics counts a known mix of requests exactly", "[server][metri
                                      {decision(kValidate, "UPDATE", "false", "false"), 2},
                                      {decision(kValidate, "UPDATE", "true", "true"), 1},
                                      {decision(kValidate, "other", "false", "false"), 1},
-                                     {decision(kMutate, "CREATE", "true", "false"), 1}});
+                                     {decision(kMutate, "CREATE", "true", "false"), 1},
+                                     {decision(kValidateScaler, "UPDATE", "false", "false"), 1}});
   const auto op = [](const std::string& path, const std::string& operation) {
     return PromLabels{{"webhook", path}, {"operation", operation}};
   };
   CHECK(m.series("jobset_webhook_review_duration_seconds_count") ==
-        std::map<PromLabels, double>{
-            {op(kValidate, "UPDATE"), 6}, {op(kValidate, "other"), 1}, {op(kMutate, "CREATE"), 1}});
+        std::map<PromLabels, double>{{op(kValidate, "UPDATE"), 6},
+                                     {op(kValidate, "other"), 1},
+                                     {op(kMutate, "CREATE"), 1},
+                                     {op(kValidateScaler, "UPDATE"), 1}});
   // The fine buckets start at 10 µs.
   CHECK(m.value("jobset_webhook_review_duration_seconds_bucket",
                 {{"webhook", kMutate}, {"operation", "CREATE"}, {"le", "1e-05"}})
             .has_value());
   CHECK(m.series("jobset_webhook_denied_fields_total") ==
-        std::map<PromLabels, double>{{{{"path", kImagePath}}, 2}});
+        std::map<PromLabels, double>{{{{"path", kImagePath}}, 2},
+                                     {{{"path", "spec.replicas"}}, 1},
+                                     {{{"path", "spec.jobSetName"}}, 1}});
   CHECK(m.series("jobset_webhook_certificate_expiry_timestamp_seconds") ==
         std::map<PromLabels, double>{{{{"file", pki.tls_crt()}}, not_after_of(pki.tls_crt())}});
   CHECK(m.series("jobset_webhook_build_info") ==

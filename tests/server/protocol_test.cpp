@@ -44,7 +44,7 @@ TEST_CASE("Protocol errors are HTTP errors with a short JSON body saying what is
   };
   const std::vector<Case> cases = {
       {"other path", t::http_request("POST", "/validate", sample_review().substr(0, 100)), 404,
-       R"({"code":404,"message":"no webhook at /validate; the webhooks are /validate-jobset-x-k8s-io-v1alpha2-jobset and /mutate-jobset-x-k8s-io-v1alpha2-jobset"})"},
+       R"({"code":404,"message":"no webhook at /validate; the webhooks are /validate-jobset-x-k8s-io-v1alpha2-jobset, /mutate-jobset-x-k8s-io-v1alpha2-jobset and /validate-elastic-jobset-webhook-io-v1alpha1-replicatedjobscaler"})"},
       {"GET", t::http_request("GET", kValidate, ""), 405,
        R"({"code":405,"message":"method GET is not allowed; use POST"})"},
       {"PUT", t::http_request("PUT", kMutate, "{}"), 405,

@@ -8,6 +8,7 @@
 #include "jobset_webhook/admission/review.h"
 #include "support/jobset_builder.h"
 #include "support/review_builder.h"
+#include "support/scaler_builder.h"
 #include "support/sample_reviews.h"
 #include "support/process.h"
 #include "support/test_server.h"
@@ -21,9 +22,11 @@ namespace {
 
 using jobset_webhook::testing::kMutate;
 using jobset_webhook::testing::kValidate;
+using jobset_webhook::testing::kValidateScaler;
 using jobset_webhook::testing::MakeJobSet;
 using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::MakeReview;
+using jobset_webhook::testing::MakeScaler;
 
 // "js" in "default": one replicatedJob "workers" running this image.
 Json jobset(const std::string& image, int replicas) {
@@ -58,19 +61,25 @@ std::vector<Case> cases() {
   out.push_back({"not an AdmissionReview", R"({"kind":"Pod","apiVersion":"v1"})"});
   out.push_back(
       {"update without oldObject", MakeReview().Operation("UPDATE").Object(jobset("a", 1)).Text()});
+  out.push_back({"scaler create", MakeReview().Scaler().Create(MakeScaler("s").Obj()).Text()});
+  out.push_back(
+      {"scaler past maxReplicas",
+       MakeReview().Scaler().Create(MakeScaler("s").Replicas(5).MaxReplicas(4).Obj()).Text()});
+  out.push_back({"scaler delete", MakeReview().Scaler().Delete().Text()});
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("serve answers every review with the bytes of handle_review, for both webhooks",
+TEST_CASE("serve answers every review with the bytes of handle_review, for every webhook",
           "[server][parity]") {
   const auto pki = t::make_pki();
   t::TestServer server(t::test_options(pki));
   const auto client = server.client(pki.ca_crt());
   for (const auto& c : cases()) {
     for (const auto& [path, hook] :
-         {std::pair{kValidate, Hook::kValidating}, std::pair{kMutate, Hook::kMutating}}) {
+         {std::pair{kValidate, Hook::kValidating}, std::pair{kMutate, Hook::kMutating},
+          std::pair{kValidateScaler, Hook::kValidatingScaler}}) {
       DYNAMIC_SECTION(c.name << " " << path) {
         const auto expected = jobset_webhook::admission::handle_review(c.body, Policy{}, hook);
         REQUIRE(expected.ok());
@@ -102,6 +111,33 @@ TEST_CASE("serve answers as review prints, minus review's final newline", "[serv
       CHECK(mutated->body + "\n" == printed_mutating.out);
     }
   }
+}
+
+TEST_CASE("serve answers a scaler review as review --scaler prints, and refuses it as upstream's",
+          "[server][parity][scaler]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const auto client = server.client(pki.ca_crt());
+  const std::string path = std::string(JOBSET_TESTDATA_DIR) + "/sample-scaler-review.json";
+  const auto printed = t::run_cli("review --scaler " + path);
+  REQUIRE(printed.exit_code == 0);
+  const auto res = client->Post(kValidateScaler.c_str(), t::slurp(path), "application/json");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(res->body + "\n" == printed.out);
+  const auto status = Json::parse(res->body)["response"]["status"];
+  CHECK(status["code"] == 422);
+  CHECK(status["message"] ==
+        "ReplicatedJobScaler.elastic.jobset-webhook.io \"training-workers\" is invalid: "
+        "[spec.replicas: Invalid value: 6: must be less than or equal to maxReplicas (4), "
+        "spec.jobSetName: Invalid value: \"other\": field is immutable]");
+  // The same review on the JobSet's path is not judged by the JobSet's rules.
+  const auto wrong = client->Post(kValidate.c_str(), t::slurp(path), "application/json");
+  REQUIRE(wrong);
+  CHECK(Json::parse(wrong->body)["response"]["status"]["message"] ==
+        "this webhook admits only jobset.x-k8s.io/v1alpha2 JobSet objects, got "
+        "elastic.jobset-webhook.io/v1alpha1 ReplicatedJobScaler");
+  CHECK(t::run_cli("review --scaler --mutate " + path).exit_code != 0);
 }
 
 TEST_CASE("serve judges with the policy it was given", "[server][parity]") {

@@ -5,6 +5,7 @@
 //
 //   const std::string body = MakeReview().Update(old_js, new_js).Uid("u-1").Text();
 //   const Json create = MakeReview().Create(js).DryRun().Obj();
+//   const std::string scaler = MakeReview().Scaler().Create(MakeScaler("s").Obj()).Text();
 
 #include <string>
 #include <utility>
@@ -13,7 +14,7 @@
 
 namespace jobset_webhook::testing {
 
-// An AdmissionReview v1 as the API server sends it for a JobSet: uid
+// An AdmissionReview v1 as the API server sends it for a JobSet (or a ReplicatedJobScaler): uid
 // 705ab4f5-6393-11e8-b7cc-42010a800002 (the one Kubernetes' documentation shows), kind and
 // resource, name and namespace from the object (or oldObject; namespace "default" when it has
 // none), the operation, dryRun false.
@@ -47,6 +48,18 @@ class ReviewBuilder {
     dry_run_ = dry_run;
     return *this;
   }
+  // request.kind and request.resource; the JobSet's unless set.
+  ReviewBuilder& Kind(const std::string& group, const std::string& version, const std::string& kind,
+                      const std::string& resource) {
+    kind_ = {{"group", group}, {"version", version}, {"kind", kind}};
+    resource_ = {{"group", group}, {"version", version}, {"resource", resource}};
+    return *this;
+  }
+  // A review of an elastic.jobset-webhook.io/v1alpha1 ReplicatedJobScaler.
+  ReviewBuilder& Scaler() {
+    return Kind("elastic.jobset-webhook.io", "v1alpha1", "ReplicatedJobScaler",
+                "replicatedjobscalers");
+  }
   // "admission.k8s.io/v1beta1" for the older version.
   ReviewBuilder& ApiVersion(const std::string& api_version) {
     api_version_ = api_version;
@@ -54,13 +67,11 @@ class ReviewBuilder {
   }
 
   Json Obj() const {
-    Json request = {
-        {"uid", uid_},
-        {"kind", {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}}},
-        {"resource",
-         {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}}},
-        {"operation", operation_},
-        {"dryRun", dry_run_}};
+    Json request = {{"uid", uid_},
+                    {"kind", kind_},
+                    {"resource", resource_},
+                    {"operation", operation_},
+                    {"dryRun", dry_run_}};
     const Json& source = object_.is_object() ? object_ : old_object_;
     const Json metadata = source.is_object() ? source.value("metadata", Json::object()) : Json();
     std::string name, ns;
@@ -84,6 +95,8 @@ class ReviewBuilder {
   Json old_object_;
   std::string uid_ = "705ab4f5-6393-11e8-b7cc-42010a800002";
   bool dry_run_ = false;
+  Json kind_ = {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"kind", "JobSet"}};
+  Json resource_ = {{"group", "jobset.x-k8s.io"}, {"version", "v1alpha2"}, {"resource", "jobsets"}};
   std::string api_version_ = "admission.k8s.io/v1";
 };
 

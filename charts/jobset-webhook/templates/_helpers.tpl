@@ -176,21 +176,23 @@ imagePullSecrets:
 {{- end }}
 
 {{/*
-What both webhooks share (manifests/base/*-webhook-configuration.yaml say why).
+What every webhook shares (manifests/base/*-webhook-configuration.yaml say why), for the
+resource given: (dict "root" $ "group" G "version" V "resource" R).
 */}}
 {{- define "jobset-webhook.webhookCommon" -}}
+{{- $root := .root -}}
 admissionReviewVersions: ["v1"]
 rules:
-- apiGroups: ["jobset.x-k8s.io"]
-  apiVersions: ["v1alpha2"]
+- apiGroups: [{{ .group | quote }}]
+  apiVersions: [{{ .version | quote }}]
   operations: ["CREATE", "UPDATE"]
-  resources: ["jobsets"]
+  resources: [{{ .resource | quote }}]
   scope: Namespaced
 matchPolicy: Equivalent
 sideEffects: None
-failurePolicy: {{ .Values.webhook.failurePolicy }}
-timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}
-{{- with .Values.webhook.namespaceSelector }}
+failurePolicy: {{ $root.Values.webhook.failurePolicy }}
+timeoutSeconds: {{ $root.Values.webhook.timeoutSeconds }}
+{{- with $root.Values.webhook.namespaceSelector }}
 namespaceSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}

@@ -9,15 +9,20 @@
 //   ours would read different values (see docs/security.md). The objects' metadata.managedFields,
 //   which no decision reads, is not checked.
 // - JSON that is not a usable AdmissionReview (no request or uid, an unknown operation, a kind
-//   that is not a jobset.x-k8s.io/v1alpha2 JobSet, an UPDATE without oldObject, an object or spec
-//   that is not an object) gets a response with allowed: false and status.code 400 saying what is
-//   wrong.
+//   that is not the hook's (admitted_kind), an UPDATE without oldObject, an object or spec that
+//   is not an object) gets a response with allowed: false and status.code 400 saying what is
+//   wrong: a JobSet sent to the scaler's hook, or a scaler to a JobSet's, is never judged by the
+//   other's rules.
 // - The validating hook judges CREATE (validation/create.h) and UPDATE (validation/update.h). The
 //   mutating hook answers CREATE with the defaults (defaulting/defaults.h) as a base64 `patch` with
 //   `patchType: JSONPatch`, or no patch when nothing needs defaulting, and allows UPDATE unchanged.
+//   The scaler's validating hook judges a ReplicatedJobScaler's CREATE and UPDATE
+//   (validation/replicated_job_scaler.h).
 // - DELETE and CONNECT are allowed. dryRun changes nothing.
-// - A denial is upstream's: status.code 422, reason Invalid, message
-//   `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>`, details.causes one per error.
+// - A denial is the API server's own for the kind: status.code 422, reason Invalid, message
+//   `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>` (upstream's), or
+//   `ReplicatedJobScaler.elastic.jobset-webhook.io "<name>" is invalid: <errors>`, details.causes
+//   one per error.
 // The response is in the request's apiVersion and echoes its uid. Never throws.
 
 #include <string>
@@ -34,6 +39,19 @@ namespace jobset_webhook::admission {
 inline constexpr std::string_view kGroup = "jobset.x-k8s.io";
 inline constexpr std::string_view kVersion = "v1alpha2";
 inline constexpr std::string_view kKind = "JobSet";
+
+// The kind a hook admits, and that its denials name.
+struct AdmittedKind {
+  std::string_view group;
+  std::string_view version;
+  std::string_view kind;
+};
+inline constexpr AdmittedKind kJobSetKind{kGroup, kVersion, kKind};
+inline constexpr AdmittedKind kScalerKind{"elastic.jobset-webhook.io", "v1alpha1",
+                                          "ReplicatedJobScaler"};
+constexpr AdmittedKind admitted_kind(Hook hook) {
+  return hook == Hook::kValidatingScaler ? kScalerKind : kJobSetKind;
+}
 
 [[nodiscard]] Result<std::string> handle_review(std::string_view body, const Policy& policy,
                                                 Hook hook);
@@ -80,10 +98,12 @@ inline constexpr std::size_t kLargeBodyBytes = 256 << 10;
 [[nodiscard]] Result<ReviewAnswer> answer_padded_review(std::string_view body, const Policy& policy,
                                                         Hook hook);
 
-// `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>`.
-std::string rejection_message(std::string_view name, const field::ErrorList& errors);
+// `JobSet.jobset.x-k8s.io "<name>" is invalid: <errors>` (`<Kind>.<group>` of the kind given).
+std::string rejection_message(std::string_view name, const field::ErrorList& errors,
+                              const AdmittedKind& kind = kJobSetKind);
 
 // The metav1.Status of a denial (422 Invalid with details.causes).
-Json rejection_status(std::string_view name, const field::ErrorList& errors);
+Json rejection_status(std::string_view name, const field::ErrorList& errors,
+                      const AdmittedKind& kind = kJobSetKind);
 
 }  // namespace jobset_webhook::admission

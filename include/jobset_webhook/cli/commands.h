@@ -39,6 +39,7 @@ struct ReviewOptions {
   std::string input = "-";  // a file, or "-" for stdin
   std::string config;       // policy file; empty for the default policy
   bool mutate = false;      // answer as the mutating webhook
+  bool scaler = false;      // answer as the ReplicatedJobScaler's validating webhook
 };
 
 // `jobset-webhook review`: one AdmissionReview in, the server's exact response out (stdout).

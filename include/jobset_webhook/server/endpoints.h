@@ -12,6 +12,10 @@ namespace jobset_webhook::server {
 // webhook configuration can point at either server.
 inline constexpr std::string_view kValidatePath = "/validate-jobset-x-k8s-io-v1alpha2-jobset";
 inline constexpr std::string_view kMutatePath = "/mutate-jobset-x-k8s-io-v1alpha2-jobset";
+// The ReplicatedJobScaler's validating webhook (docs/elastic.md), named by the same convention
+// (kubebuilder's /validate-<group, dots as dashes>-<version>-<lowercase kind>).
+inline constexpr std::string_view kValidateScalerPath =
+    "/validate-elastic-jobset-webhook-io-v1alpha1-replicatedjobscaler";
 
 // Plain-HTTP health endpoints on the health port, for the kubelet's probes.
 inline constexpr std::string_view kHealthzPath = "/healthz";

@@ -29,9 +29,10 @@ import (
 )
 
 const (
-	chartRelease = "jobset-webhook"
-	validatePath = "/validate-jobset-x-k8s-io-v1alpha2-jobset"
-	mutatePath   = "/mutate-jobset-x-k8s-io-v1alpha2-jobset"
+	chartRelease       = "jobset-webhook"
+	validatePath       = "/validate-jobset-x-k8s-io-v1alpha2-jobset"
+	mutatePath         = "/mutate-jobset-x-k8s-io-v1alpha2-jobset"
+	validateScalerPath = "/validate-elastic-jobset-webhook-io-v1alpha1-replicatedjobscaler"
 )
 
 // TestHelmChart: install, a JobSet through the installed webhooks, upgrade with a changed
@@ -240,10 +241,13 @@ func chartInstall(t *T, r *chartRun) {
 		}
 	}
 
-	// The only configurations with jobset-webhook's webhooks are the release's two, at the url.
+	// The only configurations with jobset-webhook's webhooks are the release's two, at the url:
+	// the JobSet's validating and mutating webhooks and the ReplicatedJobScaler's.
 	want := map[string][]map[string]any{
-		"ValidatingWebhookConfiguration/jobset-webhook (release jobset-webhook)": {{"url": base(r.first) + validatePath, "caBundle": caBundle}},
-		"MutatingWebhookConfiguration/jobset-webhook (release jobset-webhook)":   {{"url": base(r.first) + mutatePath, "caBundle": caBundle}},
+		"ValidatingWebhookConfiguration/jobset-webhook (release jobset-webhook)": {
+			{"url": base(r.first) + validatePath, "caBundle": caBundle},
+			{"url": base(r.first) + validateScalerPath, "caBundle": caBundle}},
+		"MutatingWebhookConfiguration/jobset-webhook (release jobset-webhook)": {{"url": base(r.first) + mutatePath, "caBundle": caBundle}},
 	}
 	if got := mustJSON(ourWebhookConfigurations(t)); got != mustJSON(want) {
 		t.Errorf("jobset-webhook's configurations:\ngot  %s\nwant %s", got, mustJSON(want))
