@@ -9,7 +9,6 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,13 +17,6 @@ import (
 func TestReplicatedJobScalerController(t *testing.T) { run(t, scalerController) }
 
 func TestReplicatedJobScalerAutoCreate(t *testing.T) { run(t, scalerAutoCreate) }
-
-func installScalerCRD(t *T) {
-	crd := filepath.Join(t.c.Root, "manifests", "components", "scale-down-controller",
-		"replicated-job-scaler-crd.yaml")
-	t.Kubectl("apply", "-f", crd)
-	t.Kubectl("wait", "--for", "condition=Established", "--timeout", "60s", "crd/"+scalerCRD)
-}
 
 // waitScaler polls the scaler until ok(scaler) holds, or fails with what it last saw.
 func (t *T) waitScaler(ns, name, what string, timeout time.Duration, ok func(map[string]any) bool) map[string]any {
@@ -75,7 +67,6 @@ func (t *T) scalerEvents(ns, name string) []string {
 
 func scalerController(t *T) {
 	installScalerCRD(t)
-	defer t.c.Kubectl("delete", "crd", scalerCRD, "--wait=false")
 	ns := newJobSet(t, "el", 2, false)
 	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
@@ -242,7 +233,6 @@ spec:
 // A JobSet annotated elastic.jobset-webhook.io/scalers=true gets a scaler per replicatedJob.
 func scalerAutoCreate(t *T) {
 	installScalerCRD(t)
-	defer t.c.Kubectl("delete", "crd", scalerCRD, "--wait=false")
 	ns := t.Namespace("autoscaler")
 	ctl := startController(t, ns, "a")
 	defer ctl.p.stop(5 * time.Second)
