@@ -40,7 +40,8 @@ std::string Error::body() const {
   std::string s(type_name(type));
   // apimachinery prints no value for these types, whatever the error carries.
   const bool shows_value = type != ErrorType::kRequired && type != ErrorType::kForbidden &&
-                           type != ErrorType::kTooLong && type != ErrorType::kInternal;
+                           type != ErrorType::kTooLong && type != ErrorType::kInternal &&
+                           !(bad_value && bad_value->is_omitted());
   if (shows_value) {
     s += ": ";
     s += bad_value ? bad_value->printed() : "null";

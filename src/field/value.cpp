@@ -279,5 +279,6 @@ BadValue BadValue::string(std::string_view s) {
 BadValue BadValue::integer(std::int64_t n) { return BadValue(std::to_string(n)); }
 BadValue BadValue::boolean(bool b) { return BadValue(b ? "true" : "false"); }
 BadValue BadValue::null() { return BadValue("null"); }
+BadValue BadValue::omitted() { return BadValue("", true); }
 
 }  // namespace jobset_webhook::field

@@ -13,12 +13,13 @@ namespace jobset_webhook::validation {
 namespace {
 
 // The CEL rules of the CRD that can fail on CREATE (the `self == oldSelf` ones are UPDATE only).
+// Both are rules of an object, so the API server omits the value.
 void check_cel(MaybeJson spec, field::ErrorList& errs) {
   const auto rjobs = items_of(member(spec, "replicatedJobs"));
   const bool in_order = string_of(at(spec, {"startupPolicy", "startupPolicyOrder"})) == "InOrder";
   if (in_order && std::any_of(rjobs.begin(), rjobs.end(),
                               [](JsonView r) { return member(r, "dependsOn").has_value(); })) {
-    errs.push_back(field::invalid(field::Path("spec"), field::BadValue::string("object"),
+    errs.push_back(field::invalid(field::Path("spec"), field::BadValue::omitted(),
                                   "StartupPolicy and DependsOn APIs are mutually exclusive"));
   }
   const auto policies = items_of(member(spec, "volumeClaimPolicies"));
@@ -28,7 +29,7 @@ void check_cel(MaybeJson spec, field::ErrorList& errs) {
           return !string_or_empty(at(t, {"metadata", "namespace"})).empty();
         })) {
       errs.push_back(field::invalid(field::Path("spec").child("volumeClaimPolicies").index(i),
-                                    field::BadValue::string("object"),
+                                    field::BadValue::omitted(),
                                     "namespace cannot be set for VolumeClaimPolicies templates"));
     }
   }

@@ -27,14 +27,21 @@ class BadValue {
   static BadValue integer(std::int64_t n);
   static BadValue boolean(bool b);
   static BadValue null();
+  // No value at all: field.OmitValueType, which the API server gives a failed CEL rule of an object
+  // or a list (apiextensions-apiserver v0.37.2, pkg/apiserver/schema/cel/validation.go), and
+  // ErrorBody prints as the type alone ("Invalid value: <detail>").
+  static BadValue omitted();
 
-  // The value as printed in an error line, already elided.
+  // The value as printed in an error line, already elided; empty when omitted.
   const std::string& printed() const { return printed_; }
+  bool is_omitted() const { return omitted_; }
   bool operator==(const BadValue&) const = default;
 
  private:
-  explicit BadValue(std::string printed) : printed_(std::move(printed)) {}
+  explicit BadValue(std::string printed, bool omitted = false)
+      : printed_(std::move(printed)), omitted_(omitted) {}
   std::string printed_;
+  bool omitted_ = false;
 };
 
 // Decodes the UTF-8 sequence at s[i] into rune; returns its length, or 0 when the bytes there are

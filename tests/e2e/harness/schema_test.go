@@ -66,6 +66,19 @@ func TestSchemaCreate(t *testing.T) {
 			spec["volumes"] = []any{v, deepCopy(v)}
 			return jobSet("dup-volumes").replicatedJob(w).yaml()
 		}, podPath + `.volumes[1]: Duplicate value: {"name":"data"}`},
+		// The CRD's CEL rules of an object: the API server omits the value (field.OmitValueType in
+		// apiextensions-apiserver v0.37.2, pkg/apiserver/schema/cel/validation.go, Validate), so
+		// ErrorBody prints "Invalid value: <message>", no "object".
+		{"startupPolicy InOrder with dependsOn (CEL)", func() string {
+			return jobSet("cel-order").set("spec.startupPolicy", map[string]any{"startupPolicyOrder": "InOrder"}).
+				replicatedJob(replicatedJob("a", 1)).
+				replicatedJob(replicatedJob("b", 1).set("dependsOn", []any{map[string]any{"name": "a", "status": "Ready"}})).yaml()
+		}, "spec: Invalid value: StartupPolicy and DependsOn APIs are mutually exclusive"},
+		{"volumeClaimPolicies template with a namespace (CEL)", func() string {
+			return jobSet("cel-claim").set("spec.volumeClaimPolicies", []any{map[string]any{
+				"templates": []any{map[string]any{"metadata": map[string]any{"name": "data", "namespace": "other"}}}}}).
+				replicatedJob(workers(1)).yaml()
+		}, "spec.volumeClaimPolicies[0]: Invalid value: namespace cannot be set for VolumeClaimPolicies templates"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
