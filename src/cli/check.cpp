@@ -8,6 +8,7 @@
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/parsed_view.h"
 #include "jobset_webhook/patch/json_patch.h"
+#include "check_scaler.h"
 #include "cluster_defaults.h"
 #include "pairing.h"
 #include "jobset_webhook/decide.h"
@@ -227,11 +228,20 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
     if (pairing.new_js == nullptr) {
       const auto& js = *pairing.old_js;
       JobSetResult deleted;
+      deleted.kind = js.kind;
       deleted.change = Change::kDelete;
       deleted.namespace_name = js.namespace_name;
       deleted.name = js.name;
       deleted.where = js.where();
       report.jobsets.push_back(std::move(deleted));
+      continue;
+    }
+    if (pairing.new_js->kind == kScalerKindName) {
+      auto judged = judge_scaler(pairing.old_js != nullptr ? Change::kUpdate : Change::kCreate,
+                                 *pairing.new_js, pairing.old_js);
+      if (!judged.ok()) return judged.failure();
+      judged.value().note = pairing.note;
+      report.jobsets.push_back(std::move(judged).value());
       continue;
     }
     auto stored = stored_form(*pairing.new_js, policy);
@@ -259,6 +269,12 @@ Result<Report> validate_manifests(const Manifests& manifests, const Policy& poli
   report.skipped = manifests.skipped;
   report.notes = manifests.notes;
   for (const auto& js : manifests.jobsets) {
+    if (js.kind == kScalerKindName) {
+      auto created = judge_scaler(Change::kCreate, js, nullptr);
+      if (!created.ok()) return created.failure();
+      report.jobsets.push_back(std::move(created).value());
+      continue;
+    }
     auto stored = stored_form(js, policy);
     if (!stored.ok()) return stored.failure();
     auto created = judge(Change::kCreate, stored.value(), nullptr, policy, field_validation);

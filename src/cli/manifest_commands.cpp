@@ -207,7 +207,13 @@ int print_defaults(const DefaultOptions& options) {
                     invalid_argument("unknown field validation " + options.field_validation));
   }
   std::string out;
+  std::size_t left_out = manifests.value().skipped.size();
   for (const auto& js : manifests.value().jobsets) {
+    // A scaler has no defaults of ours to show.
+    if (js.kind != kJobSetKindName) {
+      ++left_out;
+      continue;
+    }
     // The fields the CRD does not declare: refused (Strict), or pruned, as the API server does.
     Json object = js.object;
     const auto unknown = prune_unknown_fields(object);
@@ -239,8 +245,8 @@ int print_defaults(const DefaultOptions& options) {
     std::cerr << "jobset-webhook default: " << note.where.to_string() << ": note: " << note.text
               << "\n";
   }
-  if (!manifests.value().skipped.empty()) {
-    std::cerr << "jobset-webhook default: " << manifests.value().skipped.size()
+  if (left_out > 0) {
+    std::cerr << "jobset-webhook default: " << left_out
               << " objects that are not JobSets left out\n";
   }
   return kExitOk;

@@ -54,25 +54,28 @@ bool is_list(const Json& object) {
          object.contains("items");
 }
 
-// Checks the shapes that a JobSet needs before the rules can read it; handle_review refuses the
-// same shapes with 400.
-std::optional<Failure> misshapen(const Json& object, const std::string& file, const Marks& marks) {
+// Checks the shapes that an object of kind (a JobSet, a scaler) needs before the rules can read
+// it; handle_review refuses the same shapes with 400. A scaler's spec is the rules' to judge.
+std::optional<Failure> misshapen(std::string_view kind, const Json& object, const std::string& file,
+                                 const Marks& marks) {
   const auto at = [&](std::string_view pointer) { return location_of(file, marks, pointer); };
+  const std::string name_of_kind(kind);
   const auto metadata = object.find("metadata");
   if (metadata == object.end() || !metadata->is_object())
-    return failure_at(at(""), "JobSet has no metadata mapping");
+    return failure_at(at(""), name_of_kind + " has no metadata mapping");
   for (const char* key : {"name", "namespace", "generateName"}) {
     const auto it = metadata->find(key);
     if (it != metadata->end() && !it->is_string() && !it->is_null()) {
       return failure_at(at(std::string("/metadata/") + key),
-                        std::string("JobSet metadata.") + key + " must be a string");
+                        name_of_kind + " metadata." + key + " must be a string");
     }
   }
   if (string_member(*metadata, "name") == nullptr &&
       string_member(*metadata, "generateName") == nullptr) {
     return failure_at(at("/metadata"),
-                      "JobSet has neither metadata.name nor metadata.generateName");
+                      name_of_kind + " has neither metadata.name nor metadata.generateName");
   }
+  if (kind != kJobSetKindName) return std::nullopt;
   const auto spec = object.find("spec");
   if (spec == object.end() || spec->is_null()) return std::nullopt;
   if (!spec->is_object()) return failure_at(at("/spec"), "JobSet spec must be a mapping");
@@ -86,6 +89,18 @@ std::optional<Failure> misshapen(const Json& object, const std::string& file, co
     if (!(*rjobs)[i].is_object()) {
       return failure_at(at("/spec/replicatedJobs/" + std::to_string(i)),
                         "JobSet spec.replicatedJobs[" + std::to_string(i) + "] must be a mapping");
+    }
+  }
+  return std::nullopt;
+}
+
+// kJobSetKindName or kScalerKindName for the objects check and validate judge; nullopt for the
+// rest.
+std::optional<std::string_view> kind_judged(std::string_view api_version, std::string_view kind) {
+  for (const auto& judged : {admission::kJobSetKind, admission::kScalerKind}) {
+    if (kind == judged.kind &&
+        api_version == std::string(judged.group) + "/" + std::string(judged.version)) {
+      return judged.kind == admission::kKind ? kJobSetKindName : kScalerKindName;
     }
   }
   return std::nullopt;
@@ -109,16 +124,16 @@ class Reader {
     if (api_version == nullptr)
       return failure_at(where, "not a Kubernetes object: apiVersion is missing or not a string");
     if (is_list(object)) return add_items(object, file, relative, marks);
-    const std::string jobset_api_version =
-        std::string(admission::kGroup) + "/" + std::string(admission::kVersion);
-    if (*kind != admission::kKind || *api_version != jobset_api_version) {
+    const auto judged_kind = kind_judged(*api_version, *kind);
+    if (!judged_kind) {
       const auto metadata = object.find("metadata");
       const auto* name = metadata == object.end() ? nullptr : string_member(*metadata, "name");
       manifests.skipped.push_back({where, *api_version, *kind, name == nullptr ? "" : *name});
       return std::nullopt;
     }
-    if (auto problem = misshapen(object, file, marks)) return problem;
+    if (auto problem = misshapen(*judged_kind, object, file, marks)) return problem;
     JobSetManifest js;
+    js.kind = *judged_kind;
     const Json& metadata = object["metadata"];
     const auto* ns = string_member(metadata, "namespace");
     js.namespace_name = ns == nullptr || ns->empty() ? "default" : *ns;
@@ -172,11 +187,11 @@ std::optional<Failure> duplicate_in(const std::vector<JobSetManifest>& jobsets, 
        ++js_it) {
     const JobSetManifest& js = *js_it;
     if (js.name.empty()) continue;
-    const auto [it, inserted] = seen.emplace(std::pair{js.file, js.display_name()}, &js);
+    const auto [it, inserted] = seen.emplace(std::pair{js.file, js.identity()}, &js);
     if (!inserted) {
-      return invalid_argument(js.where().to_string() + ": " + std::string(side) + " holds JobSet " +
-                              js.display_name() + " twice in one file (first at " +
-                              it->second->where().to_string() +
+      return invalid_argument(js.where().to_string() + ": " + std::string(side) + " holds " +
+                              std::string(js.kind) + " " + js.display_name() +
+                              " twice in one file (first at " + it->second->where().to_string() +
                               "); applying the file keeps only the last");
     }
   }
@@ -277,6 +292,10 @@ std::string Location::to_string() const {
 
 std::string JobSetManifest::display_name() const {
   return namespace_name + "/" + (name.empty() ? generate_name + "*" : name);
+}
+
+std::string JobSetManifest::identity() const {
+  return kind == kJobSetKindName ? display_name() : std::string(kind) + " " + display_name();
 }
 
 Location JobSetManifest::where() const { return location_of(file, marks, ""); }

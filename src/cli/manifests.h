@@ -1,8 +1,9 @@
 #pragma once
 
 // Kubernetes manifests as `check`, `validate` and `default` read them: files, directories and
-// stdin; multi-document YAML, JSON and Lists; every JobSet with the place each of its fields is
-// written, so that a finding can point at its line.
+// stdin; multi-document YAML, JSON and Lists; every JobSet (and every ReplicatedJobScaler, this
+// project's scaler of a JobSet's replicatedJob) with the place each of its fields is written, so
+// that a finding can point at its line.
 
 #include <map>
 #include <optional>
@@ -30,7 +31,13 @@ struct Location {
   std::string to_string() const;
 };
 
+// The kinds read as manifests to judge (admission::kJobSetKind, admission::kScalerKind).
+inline constexpr std::string_view kJobSetKindName = "JobSet";
+inline constexpr std::string_view kScalerKindName = "ReplicatedJobScaler";
+
+// A JobSet, or a ReplicatedJobScaler (kind says which): both are read, placed and paired alike.
 struct JobSetManifest {
+  std::string_view kind = kJobSetKindName;
   std::string namespace_name;  // metadata.namespace; "default" when unset, as kubectl applies it
   std::string name;            // metadata.name; empty for a JobSet that has only generateName
   std::string generate_name;   // metadata.generateName
@@ -49,6 +56,8 @@ struct JobSetManifest {
 
   // "namespace/name", or "namespace/<generateName>*" for a JobSet without a name.
   std::string display_name() const;
+  // What tells two objects apart: display_name(), prefixed with "<kind> " for a scaler.
+  std::string identity() const;
   // Where the object starts.
   Location where() const;
   // Where the field a field-error path names is written (spec.replicatedJobs[0].template...image,
@@ -61,7 +70,8 @@ struct JobSetManifest {
   std::optional<Location> source_of(std::string_view field_path) const;
 };
 
-// A document that is not a jobset.x-k8s.io/v1alpha2 JobSet: counted and listed, not checked.
+// A document that is neither a jobset.x-k8s.io/v1alpha2 JobSet nor an
+// elastic.jobset-webhook.io/v1alpha1 ReplicatedJobScaler: counted and listed, not checked.
 struct SkippedObject {
   Location where;
   std::string api_version;

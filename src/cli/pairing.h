@@ -12,7 +12,8 @@
 // 3. otherwise it is created; when several old JobSets could have been its old self, the pair's
 //    note says so and names them.
 // An old JobSet that nothing pairs with is deleted, file by file. JobSets with only generateName
-// are always created (and ignored on the old side, by the caller).
+// are always created (and ignored on the old side, by the caller). ReplicatedJobScalers are paired
+// the same way, among themselves (the kind is part of the identity).
 
 #include <string>
 #include <vector>

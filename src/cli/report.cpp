@@ -46,9 +46,16 @@ Location JobSetResult::warning_location(std::size_t i) const {
   return i < warning_locations.size() ? warning_locations[i] : where;
 }
 
-std::size_t Report::count(Change change) const {
-  return static_cast<std::size_t>(std::count_if(
-      jobsets.begin(), jobsets.end(), [&](const JobSetResult& r) { return r.change == change; }));
+std::size_t Report::count(Change change, std::string_view kind) const {
+  return static_cast<std::size_t>(
+      std::count_if(jobsets.begin(), jobsets.end(),
+                    [&](const JobSetResult& r) { return r.change == change && r.kind == kind; }));
+}
+
+std::size_t Report::denied(std::string_view kind) const {
+  return static_cast<std::size_t>(
+      std::count_if(jobsets.begin(), jobsets.end(),
+                    [&](const JobSetResult& r) { return !r.allowed && r.kind == kind; }));
 }
 
 std::size_t Report::denied() const {
@@ -57,14 +64,22 @@ std::size_t Report::denied() const {
 }
 
 std::string Report::summary() const {
-  const std::size_t judged = count(Change::kUpdate) + count(Change::kCreate);
-  std::string s = command + ": " + counted(judged, "JobSet", "JobSets") + ": " +
-                  std::to_string(denied()) + " denied, " + std::to_string(judged - denied()) +
-                  " allowed";
-  if (command == "check") {
-    s += " (" + std::to_string(count(Change::kUpdate)) + " updated, " +
-         std::to_string(count(Change::kCreate)) + " created); " +
-         std::to_string(count(Change::kDelete)) + " deleted";
+  const auto counts = [this](std::string_view kind) {
+    const std::size_t judged = count(Change::kUpdate, kind) + count(Change::kCreate, kind);
+    const std::string name(kind);
+    std::string s = counted(judged, name, name + "s") + ": " + std::to_string(denied(kind)) +
+                    " denied, " + std::to_string(judged - denied(kind)) + " allowed";
+    if (command == "check") {
+      s += " (" + std::to_string(count(Change::kUpdate, kind)) + " updated, " +
+           std::to_string(count(Change::kCreate, kind)) + " created); " +
+           std::to_string(count(Change::kDelete, kind)) + " deleted";
+    }
+    return s;
+  };
+  std::string s = command + ": " + counts(kJobSetKindName);
+  if (std::any_of(jobsets.begin(), jobsets.end(),
+                  [](const JobSetResult& r) { return r.kind == kScalerKindName; })) {
+    s += "; " + counts(kScalerKindName);
   }
   s += "; " + counted(skipped.size(), "other object", "other objects") + " skipped";
   if (!notes.empty()) s += "; " + counted(notes.size(), "file", "files") + " left out";
@@ -81,11 +96,11 @@ std::string finding_text(const Finding& finding) {
 }
 
 std::string deletion_text(const JobSetResult& result) {
-  return "JobSet " + result.display_name() + " deleted (only in --old)";
+  return std::string(result.kind) + " " + result.display_name() + " deleted (only in --old)";
 }
 
 std::string note_text(const JobSetResult& result) {
-  return "JobSet " + result.display_name() + ": " + result.note;
+  return std::string(result.kind) + " " + result.display_name() + ": " + result.note;
 }
 
 RepeatedNotes::RepeatedNotes(const Report& report) {
@@ -102,8 +117,9 @@ std::optional<std::string> RepeatedNotes::line(const JobSetResult& js) {
   if (turn < kRepeatsShown) return text;
   if (turn > kRepeatsShown) return std::nullopt;
   const std::size_t more = seen.total - kRepeatsShown;
-  return "JobSet " + js.display_name() + ": the same note for " + std::to_string(more) + " more " +
-         (more == 1 ? "JobSet" : "JobSets");
+  const std::string kind(js.kind);
+  return kind + " " + js.display_name() + ": the same note for " + std::to_string(more) + " more " +
+         (more == 1 ? kind : kind + "s");
 }
 
 std::string valid_utf8(std::string_view text) {

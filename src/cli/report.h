@@ -1,8 +1,9 @@
 #pragma once
 
 // What `check` and `validate` found, and its five printed forms. The verdict and message of each
-// JobSet are the decision core's own (decide() and admission::rejection_message); the report only
-// adds where each finding is written and, on UPDATE, the old value.
+// JobSet (and each ReplicatedJobScaler) are the decision core's own (decide() and
+// admission::rejection_message); the report only adds where each finding is written and, on
+// UPDATE, the old value.
 
 #include <optional>
 #include <string>
@@ -39,7 +40,9 @@ enum class Change { kUpdate, kCreate, kDelete };
 // "UPDATE", "CREATE", "DELETE".
 std::string_view change_name(Change change);
 
+// One judged object: a JobSet, or a ReplicatedJobScaler (kind says which).
 struct JobSetResult {
+  std::string_view kind = kJobSetKindName;
   Change change = Change::kUpdate;
   std::string namespace_name;
   std::string name;
@@ -67,11 +70,15 @@ struct Report {
   std::vector<SkippedObject> skipped;
   std::vector<InputNote> notes;  // files left out of the input, and why
 
-  std::size_t count(Change change) const;
+  // Of the objects of that kind.
+  std::size_t count(Change change, std::string_view kind = kJobSetKindName) const;
+  std::size_t denied(std::string_view kind) const;
+  // Of every kind: what the exit code reads.
   std::size_t denied() const;
   // "check: 3 JobSets: 1 denied, 2 allowed (1 updated, 1 created); 1 deleted; 2 other objects
-  // skipped" (validate leaves out the parenthesis and the deletions), then "; 1 file left out"
-  // when there are notes.
+  // skipped" (validate leaves out the parenthesis and the deletions), then
+  // "; 1 ReplicatedJobScaler: 0 denied, 1 allowed (...)" in the same form when there are scalers,
+  // then "; 1 file left out" when there are notes.
   std::string summary() const;
 };
 

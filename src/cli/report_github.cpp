@@ -49,11 +49,12 @@ std::string render_github(const Report& report) {
   RepeatedNotes notes(report);
   for (const auto& js : report.jobsets) {
     if (js.change == Change::kDelete) {
-      out += command("notice", js.where, "JobSet " + js.display_name(), deletion_text(js));
+      out += command("notice", js.where, std::string(js.kind) + " " + js.display_name(),
+                     deletion_text(js));
       continue;
     }
-    const std::string title =
-        "JobSet " + js.display_name() + " (" + std::string(change_name(js.change)) + ")";
+    const std::string title = std::string(js.kind) + " " + js.display_name() + " (" +
+                              std::string(change_name(js.change)) + ")";
     if (const auto note = notes.line(js)) out += command("notice", js.where, title, *note);
     for (const auto& finding : js.findings)
       out += command("error", finding.where, title, finding_text(finding));

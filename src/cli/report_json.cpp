@@ -59,18 +59,26 @@ std::string render_json(const Report& report) {
   out["schema"] = "jobset-webhook/report/v1";
   out["command"] = report.command;
   out["allowed"] = report.denied() == 0;
-  out["summary"] = {
-      {"jobsets", report.count(Change::kUpdate) + report.count(Change::kCreate)},
-      {"allowed", report.count(Change::kUpdate) + report.count(Change::kCreate) - report.denied()},
-      {"denied", report.denied()},
-      {"updated", report.count(Change::kUpdate)},
-      {"created", report.count(Change::kCreate)},
-      {"deleted", report.count(Change::kDelete)},
-      {"skipped", report.skipped.size()},
-      {"text", report.summary()},
+  // {"<judged>": n, "allowed", "denied", "updated", "created", "deleted"} of one kind.
+  const auto counts = [&report](std::string_view kind, const char* judged_key) {
+    const std::size_t judged =
+        report.count(Change::kUpdate, kind) + report.count(Change::kCreate, kind);
+    return Json{{judged_key, judged},
+                {"allowed", judged - report.denied(kind)},
+                {"denied", report.denied(kind)},
+                {"updated", report.count(Change::kUpdate, kind)},
+                {"created", report.count(Change::kCreate, kind)},
+                {"deleted", report.count(Change::kDelete, kind)}};
   };
+  out["summary"] = counts(kJobSetKindName, "jobsets");
+  out["summary"]["skipped"] = report.skipped.size();
+  out["summary"]["text"] = report.summary();
+  out["summary"]["scalers"] = counts(kScalerKindName, "judged");
   out["jobsets"] = Json::array();
-  for (const auto& js : report.jobsets) out["jobsets"].push_back(jobset_json(js));
+  out["scalers"] = Json::array();
+  for (const auto& js : report.jobsets) {
+    out[js.kind == kScalerKindName ? "scalers" : "jobsets"].push_back(jobset_json(js));
+  }
   out["notes"] = Json::array();
   for (const auto& note : report.notes) {
     Json item = Json::object();

@@ -78,15 +78,17 @@ std::string render_sarif(const Report& report) {
       const auto id = field::cause_reason(finding.error.type);
       const auto rule =
           rules.index(id, "JobSet " + std::string(field::type_name(finding.error.type)));
-      results.push_back(result_json(id, rule, "error",
-                                    "JobSet " + js.display_name() + ": " + finding_text(finding),
-                                    finding.where));
+      results.push_back(
+          result_json(id, rule, "error",
+                      std::string(js.kind) + " " + js.display_name() + ": " + finding_text(finding),
+                      finding.where));
     }
     for (std::size_t i = 0; i < js.warnings.size(); ++i) {
       const auto rule = rules.index(kWarningRule, "A warning of the JobSet admission webhook");
-      results.push_back(result_json(kWarningRule, rule, "warning",
-                                    "JobSet " + js.display_name() + ": " + js.warnings[i],
-                                    js.warning_location(i)));
+      results.push_back(
+          result_json(kWarningRule, rule, "warning",
+                      std::string(js.kind) + " " + js.display_name() + ": " + js.warnings[i],
+                      js.warning_location(i)));
     }
     if (!js.note.empty()) {
       const auto rule =

@@ -68,6 +68,32 @@ void check_immutable(const Json& old_spec, const Json& spec, const char* name,
 
 }  // namespace
 
+void apply_replicated_job_scaler_default(Json& scaler) {
+  if (!scaler.is_object()) return;
+  const auto spec = scaler.find("spec");
+  if (spec != scaler.end() && spec->is_object() && !spec->contains("replicas"))
+    (*spec)["replicas"] = 1;
+}
+
+field::ErrorList replicated_job_scaler_crd_rules(const Json& scaler) {
+  field::ErrorList errs;
+  const auto spec = scaler.is_object() ? scaler.find("spec") : scaler.end();
+  if (spec == scaler.end() || !spec->is_object()) return errs;
+  const auto replicas = integer_at(*spec, "replicas");
+  const auto min = integer_at(*spec, "minReplicas");
+  const auto max = integer_at(*spec, "maxReplicas");
+  // Each rule of the CRD, in its order; CEL evaluates all of them.
+  const auto fails = [&](bool holds, const char* message) {
+    if (!holds) errs.push_back(field::invalid(kSpec, field::BadValue::omitted(), message));
+  };
+  fails(!min || !max || *min <= *max, "minReplicas must be less than or equal to maxReplicas");
+  fails(!min || !replicas || *replicas >= *min,
+        "replicas must be greater than or equal to minReplicas");
+  fails(!max || !replicas || *replicas <= *max,
+        "replicas must be less than or equal to maxReplicas");
+  return errs;
+}
+
 field::ErrorList validate_replicated_job_scaler(const Json* old_scaler, const Json& scaler) {
   field::ErrorList errs;
   const auto spec = scaler.is_object() ? scaler.find("spec") : scaler.end();

@@ -134,7 +134,8 @@ TEST_CASE("check compares directories of multi-document files and Lists, JobSet 
   const auto report = Json::parse(r.out);
   CHECK(report["summary"] ==
         Json::parse(R"({"jobsets":3,"allowed":2,"denied":1,"updated":2,"created":1,"deleted":1,
-    "skipped":1,"text":"check: 3 JobSets: 1 denied, 2 allowed (2 updated, 1 created); 1 deleted; 1 other object skipped"})"));
+    "skipped":1,"text":"check: 3 JobSets: 1 denied, 2 allowed (2 updated, 1 created); 1 deleted; 1 other object skipped",
+    "scalers":{"judged":0,"allowed":0,"denied":0,"updated":0,"created":0,"deleted":0}})"));
   std::vector<std::string> seen;
   for (const auto& js : report["jobsets"])
     seen.push_back(js["operation"].get<std::string>() + " " + js["name"].get<std::string>());

@@ -83,7 +83,8 @@ TEST_CASE("The json report follows the documented schema and is valid UTF-8", "[
   CHECK(out["summary"] ==
         Json::parse(
             R"({"jobsets":2,"allowed":1,"denied":1,"updated":1,"created":1,"deleted":1,"skipped":1,
-    "text":"check: 2 JobSets: 1 denied, 1 allowed (1 updated, 1 created); 1 deleted; 1 other object skipped"})"));
+    "text":"check: 2 JobSets: 1 denied, 1 allowed (1 updated, 1 created); 1 deleted; 1 other object skipped",
+    "scalers":{"judged":0,"allowed":0,"denied":0,"updated":0,"created":0,"deleted":0}})"));
   REQUIRE(out["jobsets"].size() == 3);
   const auto& js = out["jobsets"][0];
   CHECK(js ==

@@ -16,4 +16,12 @@ namespace jobset_webhook::validation {
 // is reported as required. Never throws.
 field::ErrorList validate_replicated_job_scaler(const Json* old_scaler, const Json& scaler);
 
+// What the API server does with a scaler before any webhook, for front ends without one (`check`,
+// `validate`): the CRD's default (spec.replicas 1, when spec is an object without it), then its
+// CEL rules in the API server's words (manifests/components/scale-down-controller/
+// replicated-job-scaler-crd.yaml; a rule of an object fails as "spec: Invalid value: <message>").
+// The CRD's OpenAPI types and bounds are not applied here.
+void apply_replicated_job_scaler_default(Json& scaler);
+field::ErrorList replicated_job_scaler_crd_rules(const Json& scaler);
+
 }  // namespace jobset_webhook::validation
