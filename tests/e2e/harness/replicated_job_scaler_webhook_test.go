@@ -51,6 +51,12 @@ func scalerWebhook(t *T) {
 			`characters or '-', start with an alphabetic character, and end with an alphanumeric `+
 			`character (e.g. 'my-name',  or 'abc-123', regex used for validation is `+
 			`'[a-z]([-a-z0-9]*[a-z0-9])?')`)
+	// validate says what the webhook says, byte for byte.
+	if m := scalerDenial.FindStringSubmatch(message); m != nil {
+		if says := validateSays(t, scaler("upper", "Demo", nil)); says != m[2] {
+			t.Errorf("validate says %q; the webhook %q", says, m[2])
+		}
+	}
 
 	code, message = apiWrite(t, "POST", collection, "application/json",
 		scaler("bounds", "demo", map[string]any{"replicas": 4, "minReplicas": 5, "maxReplicas": 3}))
@@ -59,6 +65,12 @@ func scalerWebhook(t *T) {
 			code, message)
 	}
 	contains(t, "the CEL refusal", message, "minReplicas must be less than or equal to maxReplicas")
+	// validate predicts the CRD's refusal in its words: every CEL rule of the spec evaluated, the
+	// value omitted (apiextensions-apiserver v0.37.2, pkg/apiserver/schema/cel/validation.go).
+	if says := validateSays(t, scaler("bounds", "demo",
+		map[string]any{"replicas": 4, "minReplicas": 5, "maxReplicas": 3})); says != message {
+		t.Errorf("validate says %q; the API server %q", says, message)
+	}
 
 	code, message = apiWrite(t, "POST", collection, "application/json",
 		scaler("demo-workers", "demo", map[string]any{"replicas": 2, "minReplicas": 1, "maxReplicas": 4}))
@@ -85,6 +97,21 @@ func scalerWebhook(t *T) {
 	if spec["replicas"] != float64(3) || spec["jobSetName"] != "demo" || spec["replicatedJobName"] != "workers" {
 		t.Errorf("scaler spec after the refusals and a scale to 3: %v", spec)
 	}
+}
+
+// validateSays runs `validate --format json` on one scaler and returns its message: what a CI
+// gate predicts the API server answers when it is written.
+func validateSays(t *T, scaler map[string]any) string {
+	t.Helper()
+	manifest, _ := json.Marshal(scaler) // JSON is YAML
+	code, out := validateWith(t, string(manifest), "--format", "json")
+	var report struct {
+		Scalers []struct{ Message string } `json:"scalers"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil || len(report.Scalers) != 1 || code != 1 {
+		t.Fatalf("validate --format json: exit %d, %v: %s", code, err, out)
+	}
+	return report.Scalers[0].Message
 }
 
 // installScalerCRD applies the component's CRD once any copy a previous case deleted is gone,

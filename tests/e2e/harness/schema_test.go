@@ -173,6 +173,11 @@ func createRefusedAlike(t *T, manifest, want string) {
 // validatePredicts runs `build/jobset-webhook validate FILE` and returns its exit code and output;
 // skips the case when the binary is missing.
 func validatePredicts(t *T, manifest string) (int, string) {
+	return validateWith(t, manifest)
+}
+
+// validateWith is validatePredicts with more flags of validate (--format json, ...).
+func validateWith(t *T, manifest string, flags ...string) (int, string) {
 	exe := filepath.Join(t.c.Root, "build", "jobset-webhook")
 	if !fileExists(exe) {
 		t.Skip("build/jobset-webhook is missing")
@@ -181,7 +186,7 @@ func validatePredicts(t *T, manifest string) (int, string) {
 	os.MkdirAll(dir, 0o755)
 	f := filepath.Join(dir, "manifest.yaml")
 	os.WriteFile(f, []byte(manifest), 0o644)
-	out, err := exec.Command(exe, "validate", f).CombinedOutput()
+	out, err := exec.Command(exe, append(append([]string{"validate"}, flags...), f)...).CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
