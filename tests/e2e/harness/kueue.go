@@ -28,6 +28,7 @@ type Kueue struct {
 	metrics   string   // metricsCertDir, when this run wrote it
 	webhooks  []string // "kind/name" of the webhook configurations registered
 	namespace string   // Kueue's own namespace, made for it
+	cases     []string // the case's namespaces, where Kueue's JobSet webhooks apply
 }
 
 // metricsCertDir is where Kueue v0.17.0 reads its metrics server's certificate whenever its
@@ -59,7 +60,7 @@ func (c *Cluster) StartKueue(namespaces ...string) (*Kueue, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Kueue{c: c, dir: dir}
+	k := &Kueue{c: c, dir: dir, cases: namespaces}
 	if err := k.installCRDs(); err != nil {
 		return k, err
 	}
@@ -180,15 +181,18 @@ func (k *Kueue) registerWebhooks(namespaces []string) error {
 	if err != nil {
 		return err
 	}
-	var list struct {
-		Items []map[string]any `json:"items"`
-	}
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		return err
+	// One JSON object per document, one after the other.
+	var objs []map[string]any
+	for dec := json.NewDecoder(strings.NewReader(out)); dec.More(); {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			return fmt.Errorf("Kueue's webhook manifests: %w", err)
+		}
+		objs = append(objs, obj)
 	}
 	ca := base64.StdEncoding.EncodeToString(c.ca.certPEM())
 	var urls []string
-	for _, obj := range list.Items {
+	for _, obj := range objs {
 		var keep []any
 		for _, h := range obj["webhooks"].([]any) {
 			m := h.(map[string]any)
@@ -236,10 +240,12 @@ func (k *Kueue) registerWebhooks(namespaces []string) error {
 	})
 }
 
-// Stop undoes StartKueue, each step whatever the one before did, and returns what failed:
-// the objects of Kueue's API are deleted while the manager still runs (it removes its own
-// finalizers), then the manager stops, its webhook configurations go, the finalizers left are
-// cleared, and its CRDs, its namespace and the metrics certificate written for it are removed.
+// Stop undoes StartKueue, each step whatever the one before did, and returns what failed.
+// While the manager still runs, the case's JobSets are deleted (the garbage collector then
+// deletes their Workloads, and Kueue lifts its finalizers from them), then the queues and flavors
+// (whose finalizer Kueue lifts once no admitted Workload uses them). Then the manager stops, its
+// webhook configurations go, any finalizer left is cleared, and its CRDs, its namespace and the
+// metrics certificate written for it are removed.
 func (k *Kueue) Stop() []error {
 	c := k.c
 	var errs []error
@@ -248,10 +254,14 @@ func (k *Kueue) Stop() []error {
 			errs = append(errs, err)
 		}
 	}
-	kinds := []string{"localqueues.kueue.x-k8s.io", "clusterqueues.kueue.x-k8s.io", "resourceflavors.kueue.x-k8s.io"}
 	if k.p != nil && !k.p.exited() {
-		for _, kind := range kinds {
-			_, err := c.Kubectl("delete", kind, "--all", "--all-namespaces", "--ignore-not-found", "--wait=true", "--timeout=60s")
+		for _, ns := range k.cases {
+			_, err := c.Kubectl("delete", "jobsets", "--all", "-n", ns, "--wait=true", "--timeout=40s")
+			note(err)
+		}
+		for _, kind := range []string{"workloads", "localqueues", "clusterqueues", "resourceflavors"} {
+			_, err := c.Kubectl("delete", kind+".kueue.x-k8s.io", "--all", "--all-namespaces", "--ignore-not-found",
+				"--wait=true", "--timeout=40s")
 			note(err)
 		}
 		k.p.stop(10 * time.Second)
@@ -267,16 +277,17 @@ func (k *Kueue) Stop() []error {
 		if err != nil {
 			continue // the CRD was never established
 		}
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-			f := strings.Fields(line)
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line) // namespace and name, or the name alone
+			if len(f) == 0 {
+				continue
+			}
 			args := []string{"patch", resource, f[len(f)-1], "--type=merge", "-p", `{"metadata":{"finalizers":null}}`}
 			if len(f) == 2 {
 				args = append(args, "-n", f[0])
 			}
-			if len(f) > 0 {
-				_, err := c.Kubectl(args...)
-				note(err)
-			}
+			_, err := c.Kubectl(args...)
+			note(err)
 		}
 	}
 	if len(k.crds) > 0 {
