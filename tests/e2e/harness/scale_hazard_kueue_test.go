@@ -66,8 +66,8 @@ spec:
 // counts in place (the toUpdate branch of ensureOneWorkload), and jobset-webhook gives no Kueue
 // warning.
 //
-// The issue said that Kueue refuses its kueue.x-k8s.io/elastic-job annotation on a JobSet; v0.17.0
-// does not: its JobSet webhook (pkg/controller/jobs/jobset/jobset_webhook.go, validateCreate:
+// Kueue does not refuse its kueue.x-k8s.io/elastic-job annotation on a JobSet (an earlier account
+// said it did): its JobSet webhook (pkg/controller/jobs/jobset/jobset_webhook.go, validateCreate:
 // jobframework.ValidateJobOnCreate) has no rule for it (the SparkApplication webhook has one:
 // "elastic job is not supported in SparkApplication"), and validatedUpdateForEnabledWorkloadSlice
 // (pkg/controller/jobframework/validation.go) only keeps it from being toggled once set. The
@@ -121,6 +121,9 @@ func hazardKueue(t *T) {
 	}
 	if w := t.workloadsOf(ns, "kr"); len(w) != 1 || w[0].UID != first.UID {
 		t.Errorf("kr's Workloads after the refused scale: %+v, want only %s", w, first.Name)
+	}
+	if got := t.podUID(ns, "kr-workers-0"); got != pod {
+		t.Errorf("the Pod of kr-workers-0 was replaced after the refused scale")
 	}
 
 	// Allowed with the harness's policy, and warned.
