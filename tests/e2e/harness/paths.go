@@ -28,11 +28,23 @@ func FindRoot(dir string) (string, error) {
 // JobSetModuleDir is the folder of upstream JobSet's module in the Go module cache, which holds
 // its CRD and webhook manifests (never copied into this repository).
 func JobSetModuleDir(root string) (string, error) {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/jobset")
-	cmd.Dir = filepath.Join(root, "tests", "e2e", "jobset")
+	return moduleDir(root, "tests/e2e/jobset", "sigs.k8s.io/jobset")
+}
+
+// KueueModuleDir is the folder of Kueue's module in the Go module cache: its CRDs and webhook
+// manifests, as for JobSet.
+func KueueModuleDir(root string) (string, error) {
+	return moduleDir(root, "tests/e2e/kueue", "sigs.k8s.io/kueue")
+}
+
+// moduleDir is the folder of module in the module cache, at the version that the Go module in
+// folder sub of the repository requires.
+func moduleDir(root, sub, module string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	cmd.Dir = filepath.Join(root, filepath.FromSlash(sub))
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m sigs.k8s.io/jobset in tests/e2e/jobset: %w", err)
+		return "", fmt.Errorf("go list -m %s in %s: %w", module, sub, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

@@ -50,9 +50,6 @@ func TestScaleHazardDependsOn(t *testing.T) { run(t, hazardDependsOn) }
 // it get no missing Job until the new Jobs are ready.
 func TestScaleHazardInOrder(t *testing.T) { run(t, hazardInOrder) }
 
-// Kueue's queue-name label on a running JobSet: warned (Kueue is not in this control plane).
-func TestScaleHazardKueue(t *testing.T) { run(t, hazardKueue) }
-
 // A scale-down that would remove the coordinator's Job: refused.
 func TestScaleHazardCoordinatorRefused(t *testing.T) { run(t, hazardCoordinator) }
 
@@ -528,35 +525,6 @@ func hazardInOrder(t *T) {
 	t.readyJob(ns, "ord-a-1")
 	t.WaitJobs(ns, "ord", []string{"ord-a-0", "ord-a-1", "ord-b-0"}, 60*time.Second)
 	t.Logf("upstream v0.12.0 set StartupPolicyInProgress again and recreated ord-b-0 only once ord-a-1 was ready")
-}
-
-// hazardKueue: Kueue is not part of this control plane, so only the webhook's answer is
-// asserted: a running JobSet with Kueue's queue-name label is warned that Kueue would suspend and
-// requeue it (kueue pkg/controller/jobframework/reconciler.go, "job with no matching workload");
-// a suspended one, which Kueue has not admitted yet, is not.
-func hazardKueue(t *T) {
-	ns := t.Namespace("hazard")
-	queued := func(name string, suspend bool) string {
-		return jobSet(name).suspend(suspend).set("metadata.labels", map[string]any{"kueue.x-k8s.io/queue-name": "team-a"}).
-			replicatedJob(workers(1)).yaml()
-	}
-	t.createJobSet(ns, "kr", queued("kr", false), "kr-workers-0")
-	t.createJobSet(ns, "ks", queued("ks", true), "ks-workers-0")
-	r := t.scaleAt(ns, "kr", 0, 2)
-	if !r.OK {
-		t.Fatalf("scale refused: %s", r.Err)
-	}
-	hasWarning(t, r.Err, `replicatedJob "workers" scaled up from 1 to 2: Kueue manages this JobSet (label `+
-		`kueue.x-k8s.io/queue-name=team-a): a running JobSet whose replicas change matches no Workload, so Kueue `+
-		`suspends it and queues it again, stopping every Job, rather than resizing it`)
-	r = t.scaleAt(ns, "ks", 0, 2)
-	if !r.OK {
-		t.Fatalf("scale of the suspended JobSet refused: %s", r.Err)
-	}
-	if strings.Contains(r.Err, "Kueue") {
-		t.Errorf("a suspended JobSet got the Kueue warning:\n%s", r.Err)
-	}
-	contains(t, "kubectl's stderr", r.Err, `Warning: replicatedJob "workers" scaled up from 1 to 2`)
 }
 
 // hazardCoordinator: upstream's validateCoordinator (pkg/webhooks/jobset_webhook.go) runs on
