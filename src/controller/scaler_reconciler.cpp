@@ -112,13 +112,17 @@ Outcome ScalerReconciler::scale(const Json& scaler, ScalerPlan& plan, Json& jobs
   const std::string what = "replicatedJob " + scaler_replicated_job(scaler) + " of JobSet " +
                            meta_string(jobset, "name") + " from " + std::to_string(*plan.current) +
                            " to " + std::to_string(plan.wanted);
-  auto patched = env_.api.json_patch(path, *plan.jobset_patch);
+  std::vector<std::string> warnings;
+  auto patched = env_.api.json_patch(path, *plan.jobset_patch, &warnings);
   if (patched.ok()) {
     jobset = std::move(patched).value();
     result.kind = ScaleResult::Kind::kApplied;
     ++env_.metrics.scales_applied;
     env_.log.info("scaled " + what, {{"scaler", scaler_path(scaler)}});
     record(scaler, "Normal", "Scaled", "Scaled " + what);
+    // What the webhooks said of the scale (which Jobs go, labels that stay stale, a Kueue
+    // restart) reached the controller only: the scaler's Events are where its user looks.
+    for (const auto& warning : warnings) record(scaler, "Warning", "ScaleWarning", warning);
     return Outcome::kDone;
   }
   const Failure& failure = patched.failure();

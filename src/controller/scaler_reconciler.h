@@ -6,7 +6,8 @@
 // the JobSet, and write each scaler's status. Before a scale the JobSet is read with a quorum GET,
 // so a scale is never planned on a cache that does not show the last one yet; the patch tests the
 // replicas read. A refused patch is kept in the scaler's status and recorded as a Warning Event
-// on the scaler; an applied one as a Normal Event.
+// on the scaler; an applied one as a Normal Event, followed by a Warning Event (ScaleWarning) for
+// each warning the API server answered the patch with.
 
 #include <functional>
 #include <string>

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <utility>
 #include "jobset_webhook/json_access.h"
+#include "jobset_webhook/kube/warning_header.h"
 
 namespace jobset_webhook::kube {
 namespace {
@@ -301,7 +302,7 @@ void Client::cancel() {
 void Client::reset_cancel() { cancelled_ = false; }
 
 Result<Json> Client::send(const std::string& method, const std::string& path, const Json* body,
-                          const char* content_type) {
+                          const char* content_type, std::vector<std::string>* warnings) {
   httplib::Request req;
   req.method = method;
   req.path = path;
@@ -337,6 +338,12 @@ Result<Json> Client::send(const std::string& method, const std::string& path, co
     if (res->status < 200 || res->status >= 300) return status_failure(res->status, res->body);
     Json parsed = Json::parse(res->body, nullptr, false);
     if (parsed.is_discarded()) return internal_error(method + " " + path + ": answer is not JSON");
+    if (warnings != nullptr) {
+      const auto [first, last] = res->headers.equal_range("Warning");
+      for (auto it = first; it != last; ++it) {
+        for (auto& text : parse_warning_header(it->second)) warnings->push_back(std::move(text));
+      }
+    }
     return parsed;
   }
 }
@@ -465,8 +472,9 @@ Result<Json> Client::patch(const std::string& path, const Json& merge_patch) {
   return send("PATCH", path, &merge_patch, "application/merge-patch+json");
 }
 
-Result<Json> Client::json_patch(const std::string& path, const Json& operations) {
-  return send("PATCH", path, &operations, "application/json-patch+json");
+Result<Json> Client::json_patch(const std::string& path, const Json& operations,
+                                std::vector<std::string>* warnings) {
+  return send("PATCH", path, &operations, "application/json-patch+json", warnings);
 }
 
 Failure api_error(int http_status, std::string message) {

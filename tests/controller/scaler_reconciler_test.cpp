@@ -112,6 +112,20 @@ TEST_CASE("a scaler's replicas are patched into its JobSet, once, and its status
   CHECK(w.api.calls.empty());
 }
 
+TEST_CASE("what the webhooks said of an applied scale is a Warning Event on the scaler",
+          "[controller][scaler]") {
+  World w(jobset(2), {owned(scaler(3))}, workers(2));
+  w.api.patch_warnings = {
+      "replicatedJob \"workers\" scaled up from 2 to 3: the JobSet "
+      "controller will create Jobs js-workers-2"};
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kDone);
+  CHECK(w.events() ==
+        std::vector<std::string>{
+            "Normal Scaled: Scaled replicatedJob workers of JobSet js from 2 to 3",
+            "Warning ScaleWarning: replicatedJob \"workers\" scaled up from 2 to 3: the JobSet "
+            "controller will create Jobs js-workers-2"});
+}
+
 TEST_CASE(
     "a scale refused by a webhook lands in the scaler's condition and an Event, and is "
     "not tried again until the scaler changes",

@@ -118,6 +118,19 @@ TEST_CASE("A server signed by the configured CA is trusted and gets the bearer t
   CHECK(server.authorizations() == std::vector<std::string>{"Bearer secret-token"});
 }
 
+TEST_CASE("A JSON patch's answer brings the API server's Warning headers", "[kube][client]") {
+  TwoCas cas;
+  FakeApiServer server(cas.server_cert);
+  Client client(config_for(server, slurp(cas.b.ca_crt())));
+  std::vector<std::string> warnings;
+  const auto patched = client.json_patch(kPod, Json::array(), &warnings);
+  REQUIRE(patched.ok());
+  CHECK(patched.value()["metadata"]["resourceVersion"] == "6");
+  CHECK(warnings == std::vector<std::string>{R"(replicatedJob "workers" scaled up)", R"(a \ b)",
+                                             "second in one header"});
+  CHECK(client.json_patch(kPod, Json::array()).ok());  // without a place for them
+}
+
 TEST_CASE("A certificate for another name is refused", "[kube][client]") {
   TwoCas cas;
   FakeApiServer server(make_serving_cert(cas.b, "other", "DNS:other.example,IP:127.0.0.2"));

@@ -23,7 +23,8 @@ class FakeApi : public kube::Api {
   std::vector<std::string> calls;       // "GET <path>", "DELETE <path>", "POST <path>", ...
   std::vector<Json> created;            // bodies of POSTs
   std::vector<kube::DeleteOptions> deletes;
-  std::vector<Json> patches;  // bodies of PATCHes
+  std::vector<Json> patches;                // bodies of PATCHes
+  std::vector<std::string> patch_warnings;  // what an applied JSON patch is answered with
   // "<METHOD> <path>" -> the failure to answer instead.
   std::map<std::string, Failure> failures;
   // Runs after each call, with the call's "<METHOD> <path>".
@@ -148,8 +149,10 @@ class FakeApi : public kube::Api {
   }
 
   // Applies the operations to the stored object with patch::apply; a failed `test` is a 422, as
-  // the API server answers it. The stored object's resourceVersion then counts up by one.
-  Result<Json> json_patch(const std::string& path, const Json& operations) override {
+  // the API server answers it. The stored object's resourceVersion then counts up by one. An
+  // applied patch answers patch_warnings as the API server's Warning headers.
+  Result<Json> json_patch(const std::string& path, const Json& operations,
+                          std::vector<std::string>* warnings = nullptr) override {
     const std::string call = "PATCH " + path;
     patches.push_back(operations);
     Result<Json> out = answer(call);
@@ -164,6 +167,7 @@ class FakeApi : public kube::Api {
         const std::string rv = it->second["metadata"].value("resourceVersion", "0");
         it->second["metadata"]["resourceVersion"] = std::to_string(std::stoll(rv) + 1);
         out = it->second;
+        if (warnings != nullptr) *warnings = patch_warnings;
       }
     }
     return finish(call, std::move(out));

@@ -51,6 +51,16 @@ class FakeApiServer {
                         "application/json");
       }
     });
+    // A PATCH is answered as the API server answers one that admission webhooks warned about:
+    // the object, and Warning headers, one per warning or several in one.
+    server_->Patch(".*", [](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Warning", R"(299 - "replicatedJob \"workers\" scaled up")");
+      res.set_header(
+          "Warning",
+          R"(299 - "a \\ b", 299 - "second in one header" "Sat, 05 Dec 2026 10:00:00 GMT")");
+      res.set_content(R"({"kind":"Pod","metadata":{"name":"p","resourceVersion":"6"}})",
+                      "application/json");
+    });
     port_ = server_->bind_to_any_port("127.0.0.1");
     if (port_ <= 0) throw std::runtime_error("FakeApiServer: cannot bind 127.0.0.1");
     thread_ = std::thread([this] { server_->listen_after_bind(); });

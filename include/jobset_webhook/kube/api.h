@@ -77,8 +77,10 @@ class Api {
   virtual Result<Json> patch(const std::string& path, const Json& merge_patch) = 0;
   // A JSON Patch (RFC 6902, Content-Type application/json-patch+json): the operations in order,
   // all or none; a failed `test` operation refuses the whole patch (422), which makes it a
-  // precondition on any field.
-  virtual Result<Json> json_patch(const std::string& path, const Json& operations) = 0;
+  // precondition on any field. When warnings is not null, it receives the texts of the API
+  // server's Warning headers of an applied patch (what admission webhooks said of it).
+  virtual Result<Json> json_patch(const std::string& path, const Json& operations,
+                                  std::vector<std::string>* warnings = nullptr) = 0;
 
   // Ends every request in flight (watches included) with kTransportError, now and until
   // reset_cancel(); for shutdown and for tests that cut the stream.

@@ -50,7 +50,8 @@ class Client : public Api {
   Result<Json> update(const std::string& path, const Json& object) override;
   Result<Json> remove(const std::string& path, const DeleteOptions& options) override;
   Result<Json> patch(const std::string& path, const Json& merge_patch) override;
-  Result<Json> json_patch(const std::string& path, const Json& operations) override;
+  Result<Json> json_patch(const std::string& path, const Json& operations,
+                          std::vector<std::string>* warnings = nullptr) override;
   void cancel() override;
   void reset_cancel() override;
 
@@ -63,8 +64,10 @@ class Client : public Api {
   std::unique_ptr<Connection> connect(std::shared_ptr<const Trust> trust);
   Result<std::unique_ptr<Connection>> take();
   void give_back(std::unique_ptr<Connection> c);
+  // warnings, when not null, receives the Warning headers' texts of a 2xx answer.
   Result<Json> send(const std::string& method, const std::string& path, const Json* body,
-                    const char* content_type = "application/json");
+                    const char* content_type = "application/json",
+                    std::vector<std::string>* warnings = nullptr);
 
   Config config_;
   std::atomic<bool> cancelled_{false};

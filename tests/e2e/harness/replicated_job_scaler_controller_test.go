@@ -121,6 +121,13 @@ spec:
 	events := strings.Join(t.scalerEvents(ns, "el-workers"), "\n")
 	contains(t, "the scaler's Events", events, "Scaled: Scaled replicatedJob workers of JobSet el from 2 to 3")
 	contains(t, "the scaler's Events", events, "Scaled: Scaled replicatedJob workers of JobSet el from 3 to 1")
+	// Our webhook's warnings on the controller's patches, which the API server sends back as
+	// Warning headers (apiserver v0.37.2, pkg/endpoints/filters/warning.go), reach the scaler's
+	// user as Warning Events.
+	contains(t, "the scaler's Events", events,
+		`ScaleWarning: replicatedJob "workers" scaled up from 2 to 3: the JobSet controller will create Job`)
+	contains(t, "the scaler's Events", events,
+		`ScaleWarning: replicatedJob "workers" scaled down from 3 to 1: `)
 	if got := ctl.metric(`jobset_scaler_scales_total{result="applied"}`); got != 2 {
 		t.Errorf(`jobset_scaler_scales_total{result="applied"} = %v, want 2`, got)
 	}
