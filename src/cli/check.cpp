@@ -26,11 +26,11 @@ struct Stored {
   std::vector<validation::UnknownField> unknown;
 };
 
-Result<Stored> stored_form(const JobSetManifest& manifest, const Policy& policy) {
+Result<Stored> stored_form(const JobSetManifest& manifest) {
   Json pruned = manifest.object;
   auto unknown = prune_unknown_fields(pruned);
   if (!unknown.ok()) return unknown.failure();
-  auto object = cluster_defaults(pruned, policy);
+  auto object = cluster_defaults(pruned);
   if (!object.ok()) {
     return Failure{object.failure().code, manifest.where().to_string() + ": JobSet " +
                                               manifest.display_name() + ": " +
@@ -234,11 +234,11 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
       report.jobsets.push_back(std::move(deleted));
       continue;
     }
-    auto stored = stored_form(*pairing.new_js, policy);
+    auto stored = stored_form(*pairing.new_js);
     if (!stored.ok()) return stored.failure();
     std::optional<Stored> old_stored;
     if (pairing.old_js != nullptr) {
-      auto old_form = stored_form(*pairing.old_js, policy);
+      auto old_form = stored_form(*pairing.old_js);
       if (!old_form.ok()) return old_form.failure();
       old_stored = std::move(old_form).value();
     }
@@ -259,7 +259,7 @@ Result<Report> validate_manifests(const Manifests& manifests, const Policy& poli
   report.skipped = manifests.skipped;
   report.notes = manifests.notes;
   for (const auto& js : manifests.jobsets) {
-    auto stored = stored_form(js, policy);
+    auto stored = stored_form(js);
     if (!stored.ok()) return stored.failure();
     auto created = judge(Change::kCreate, stored.value(), nullptr, policy, field_validation);
     if (!created.ok()) return created.failure();

@@ -1,8 +1,8 @@
 #pragma once
 
 // The offline admission model behind `check` and `validate` (docs/ci-gating.md):
-// 1. both sides get what the cluster would store (cluster_defaults: the CRD's schema defaults,
-//    then the mutating webhook's defaults from decide());
+// 1. both sides get what the cluster would store (cluster_defaults: defaulting::create_defaults,
+//    the order decide() applies on a CREATE too);
 // 2. each JobSet goes through decide() as the validating webhook: UPDATE when it is paired with a
 //    JobSet of the old side (by its file's place, or a unique move: cli/pairing.h), CREATE
 //    otherwise; an old one that nothing pairs with is a deletion, reported, not judged.

@@ -1,23 +1,12 @@
 #include "cluster_defaults.h"
 
-#include <string>
-#include <string_view>
-#include <vector>
+#include <utility>
 
-#include "jobset_webhook/decide.h"
 #include "jobset_webhook/defaulting/defaults.h"
 #include "jobset_webhook/parsed_view.h"
 #include "jobset_webhook/patch/json_patch.h"
-#include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::cli {
-namespace {
-
-std::string metadata_name(const Json& object) {
-  return string_at(member(&object, "metadata"), "name");
-}
-
-}  // namespace
 
 void apply_schema_defaults(Json& jobset) {
   const auto view = ParsedView::of(jobset);
@@ -26,25 +15,13 @@ void apply_schema_defaults(Json& jobset) {
   if (defaulted.ok()) jobset = std::move(defaulted.value());
 }
 
-Result<Json> cluster_defaults(const Json& jobset, const Policy& policy) {
-  Json stored = jobset;
-  apply_schema_defaults(stored);
-  auto view = ParsedView::of(stored);
+Result<Json> cluster_defaults(const Json& jobset) {
+  const auto view = ParsedView::of(jobset);
   if (!view.ok()) return view.failure();
-  AdmissionRequest request;
-  request.hook = Hook::kMutating;
-  request.operation = Operation::kCreate;
-  request.object = view.value().root();
-  request.name = metadata_name(stored);
-  const Decision decision = decide(request, policy);
-  if (decision.patch.empty()) return stored;
-  auto patched = patch::apply(stored, decision.patch);
-  if (!patched.ok())
-    return internal_error("the mutating webhook's defaults do not apply: " +
-                          patched.failure().message);
-  stored = std::move(patched.value());
-  apply_schema_defaults(stored);
-  return stored;
+  auto defaulted = defaulting::create_defaults(view.value().root());
+  if (!defaulted.ok()) return defaulted.failure();
+  if (!defaulted.value()) return jobset;
+  return std::move(defaulted.value()->object);
 }
 
 }  // namespace jobset_webhook::cli

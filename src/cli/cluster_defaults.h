@@ -5,7 +5,6 @@
 // and the other leaves to its default is no change; `default` prints them.
 
 #include "jobset_webhook/json.h"
-#include "jobset_webhook/policy.h"
 #include "jobset_webhook/result.h"
 
 namespace jobset_webhook::cli {
@@ -14,9 +13,8 @@ namespace jobset_webhook::cli {
 // crd_defaults_patch). Never throws.
 void apply_schema_defaults(Json& jobset);
 
-// The API server's order for a CREATE: schema defaults, then the mutating webhook's defaults (the
-// JSON Patch of decide() for Hook::kMutating, CREATE, applied here), then the schema defaults
-// again when the patch changed something. Failure only when the patch does not apply.
-Result<Json> cluster_defaults(const Json& jobset, const Policy& policy);
+// What the API server stores for a CREATE of jobset: defaulting::create_defaults, the order the
+// validating webhook's CREATE applies too. Failure only when a patch does not apply.
+Result<Json> cluster_defaults(const Json& jobset);
 
 }  // namespace jobset_webhook::cli

@@ -226,7 +226,7 @@ int print_defaults(const DefaultOptions& options) {
           invalid_argument(js.where().to_string() + ": JobSet " + js.display_name() + ": " +
                            std::string(validation::kStrictCreatePrefix) + messages));
     }
-    auto stored = cluster_defaults(object, policy.value());
+    auto stored = cluster_defaults(object);
     if (!stored.ok()) {
       return unusable("default",
                       invalid_argument(js.where().to_string() + ": JobSet " + js.display_name() +

@@ -11,11 +11,14 @@
 
 #include "cli/cluster_defaults.h"
 #include "cli/documents.h"
+#include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "support/admission.h"
 #include "support/jobset_builder.h"
 #include "support/review_builder.h"
 #include "support/files.h"
+#include "support/sample_reviews.h"
+#include "support/test_server.h"
 #include "validation/crd_schema.h"
 
 namespace cli = jobset_webhook::cli;
@@ -440,4 +443,44 @@ TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a
   CHECK(
       report.jobsets[0].message ==
       R"(JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable)");
+}
+
+// A manifest as written, with the defaults left to the cluster: validate (check's CREATE) stores
+// it with defaulting::create_defaults and asks decide; review and serve get it raw in a CREATE
+// review, and decide applies the same create_defaults before the CREATE rules. The second rule's
+// name comes from the mutating webhook's default, so the denial needs the defaults in their order.
+TEST_CASE("serve, review and validate give one answer for a CREATE that needs the defaults",
+          "[cli][check][parity]") {
+  const Json raw = Json::parse(R"({
+    "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+    "metadata": {"name": "js", "namespace": "default"},
+    "spec": {
+      "failurePolicy": {"maxRestarts": 1, "rules": [
+        {"name": "failurePolicyRule1", "action": "FailJobSet"}, {"action": "FailJobSet"}]},
+      "replicatedJobs": [{"name": "w", "template": {"spec": {"template": {"spec": {
+        "containers": [{"name": "c", "image": "bash", "ports": [{"containerPort": 80}]}]}}}}}]}})");
+  const std::string want =
+      "JobSet.jobset.x-k8s.io \"js\" is invalid: <nil>: Internal error: rule names are not unique, "
+      "rules with indices [0 1] all have the same name 'failurePolicyRule1'";
+  const std::string body = MakeReview().Create(raw).Text();
+
+  const auto reviewed = jobset_webhook::admission::handle_review(body, Policy{}, Hook::kValidating);
+  REQUIRE(reviewed.ok());
+  const Json response = Json::parse(reviewed.value()).at("response");
+  CHECK(response.at("allowed") == false);
+  CHECK(response.at("status").at("message") == want);
+
+  const auto pki = jobset_webhook::testing::make_pki();
+  jobset_webhook::testing::TestServer server(jobset_webhook::testing::test_options(pki));
+  const auto served =
+      server.client(pki.ca_crt())
+          ->Post(jobset_webhook::testing::kValidate.c_str(), body, "application/json");
+  REQUIRE(served);
+  CHECK(served->body == reviewed.value());
+
+  const auto report = cli::validate_manifests(manifests_of({raw}, "new.yaml"), Policy{});
+  REQUIRE(report.ok());
+  REQUIRE(report.value().jobsets.size() == 1);
+  CHECK_FALSE(report.value().jobsets[0].allowed);
+  CHECK(report.value().jobsets[0].message == want);
 }

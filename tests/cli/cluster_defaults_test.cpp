@@ -84,7 +84,7 @@ void stored_is_schema_then_mutating_defaults(const std::string& root, std::size_
               jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
           cli::apply_schema_defaults(want);
         }
-        const auto stored = cli::cluster_defaults(js.object, Policy{});
+        const auto stored = cli::cluster_defaults(js.object);
         REQUIRE(stored.ok());
         CHECK(stored.value() == want);
       }
