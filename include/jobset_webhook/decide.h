@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "jobset_webhook/field/error.h"
+#include "jobset_webhook/field/warning.h"
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/policy.h"
 
@@ -31,9 +32,9 @@ struct AdmissionRequest {
 
 struct Decision {
   bool allowed = true;
-  field::ErrorList errors;     // empty when allowed
-  Json patch = Json::array();  // RFC 6902 operations; mutating requests only
-  std::vector<std::string> warnings;
+  field::ErrorList errors;      // empty when allowed
+  Json patch = Json::array();   // RFC 6902 operations; mutating requests only
+  field::WarningList warnings;  // text only at the edge (field::texts)
 };
 
 // Same input, same Decision, whichever front end asks. Never throws.

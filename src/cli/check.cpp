@@ -11,7 +11,6 @@
 #include "cluster_defaults.h"
 #include "pairing.h"
 #include "jobset_webhook/decide.h"
-#include "jobset_webhook/validation/scale_warnings.h"
 #include "jobset_webhook/validation/update.h"
 #include "jobset_webhook/json_access.h"
 
@@ -119,18 +118,17 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
   return {true, field::BadValue::of(*value).printed()};
 }
 
-// Where a warning points: a scale warning at its ReplicatedJob's replicas, or at its name when
-// the manifest leaves replicas to its default; any other warning at the object.
-Location warning_location(const std::string& warning, const JobSetManifest& manifest) {
-  const Json* rjobs = find_path(manifest.object, {"spec", "replicatedJobs"});
-  for (std::size_t i = 0; rjobs != nullptr && rjobs->is_array() && i < rjobs->size(); ++i) {
-    const std::string name = replicated_job_name(manifest.object, i);
-    if (name.empty() || warning.rfind(validation::scale_warning_prefix(name), 0) != 0) continue;
-    const std::string path = "spec.replicatedJobs[" + std::to_string(i) + "]";
-    if (auto at = manifest.mark_of(path + ".replicas")) return *at;
-    return manifest.locate(path + ".name");
-  }
-  return manifest.where();
+// Where a warning points: at its field (a scale warning: its ReplicatedJob's replicas); at the
+// ReplicatedJob's name when the manifest leaves replicas to its default; a warning about the
+// whole object at the object.
+Location warning_location(const field::Warning& warning, const JobSetManifest& manifest) {
+  if (warning.field.empty()) return manifest.where();
+  if (auto at = manifest.mark_of(warning.field)) return *at;
+  constexpr std::string_view kReplicas = ".replicas";
+  const std::string_view field = warning.field;
+  if (field.size() > kReplicas.size() && field.substr(field.size() - kReplicas.size()) == kReplicas)
+    return manifest.locate(std::string(field.substr(0, field.size() - kReplicas.size())) + ".name");
+  return manifest.locate(field);
 }
 
 Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js,
@@ -179,7 +177,7 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
     result.findings.push_back(std::move(finding));
   }
   for (const auto& warning : decision.warnings) {
-    result.warnings.push_back(warning);
+    result.warnings.push_back(warning.text);
     result.warning_locations.push_back(warning_location(warning, *js.manifest));
   }
   return result;

@@ -484,3 +484,28 @@ TEST_CASE("serve, review and validate give one answer for a CREATE that needs th
   CHECK_FALSE(report.value().jobsets[0].allowed);
   CHECK(report.value().jobsets[0].message == want);
 }
+
+// The decision's warnings carry the field they are about; check places them there without reading
+// their words: at the second ReplicatedJob's replicas when the manifest writes it, at its name
+// when the manifest leaves replicas to the default.
+TEST_CASE("A scale warning points at its replicas, or at the name when replicas is defaulted",
+          "[cli][check]") {
+  const auto at = [](const Json& old_js, const Json& new_js, const std::string& field) {
+    const auto result = checked_one(old_js, new_js);
+    REQUIRE_FALSE(result.warnings.empty());
+    const auto manifests = manifests_of({new_js}, "new.yaml");
+    const auto want = manifests.jobsets.at(0).mark_of(field);
+    REQUIRE(want);
+    CHECK(result.warning_location(0).to_string() == want->to_string());
+  };
+  const Json one = MakeJobSet("js")
+                       .ReplicatedJob(manifest_rjob("a", "bash"))
+                       .ReplicatedJob(manifest_rjob("b", "bash"))
+                       .Obj();
+  const Json three = MakeJobSet("js")
+                         .ReplicatedJob(manifest_rjob("a", "bash"))
+                         .ReplicatedJob(manifest_rjob("b", "bash").Replicas(3))
+                         .Obj();
+  SECTION("written") { at(one, three, "spec.replicatedJobs[1].replicas"); }
+  SECTION("defaulted") { at(three, one, "spec.replicatedJobs[1].name"); }
+}
