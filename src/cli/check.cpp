@@ -6,12 +6,10 @@
 #include <utility>
 
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/parsed_view.h"
+#include "jobset_webhook/apiserver/apiserver.h"
 #include "jobset_webhook/patch/json_patch.h"
-#include "cluster_defaults.h"
 #include "pairing.h"
 #include "jobset_webhook/decide.h"
-#include "jobset_webhook/validation/update.h"
 #include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::cli {
@@ -22,20 +20,17 @@ namespace {
 struct Stored {
   const JobSetManifest* manifest;
   Json object;
-  std::vector<validation::UnknownField> unknown;
+  std::vector<apiserver::UnknownField> unknown;
 };
 
 Result<Stored> stored_form(const JobSetManifest& manifest) {
-  Json pruned = manifest.object;
-  auto unknown = prune_unknown_fields(pruned);
-  if (!unknown.ok()) return unknown.failure();
-  auto object = cluster_defaults(pruned);
-  if (!object.ok()) {
-    return Failure{object.failure().code, manifest.where().to_string() + ": JobSet " +
+  auto stored = apiserver::store(manifest.object);
+  if (!stored.ok()) {
+    return Failure{stored.failure().code, manifest.where().to_string() + ": JobSet " +
                                               manifest.display_name() + ": " +
-                                              object.failure().message};
+                                              stored.failure().message};
   }
-  return Stored{&manifest, std::move(object).value(), std::move(unknown).value()};
+  return Stored{&manifest, std::move(stored.value().object), std::move(stored.value().unknown)};
 }
 
 // Where the field at tokens is written, or its nearest written ancestor.
@@ -63,13 +58,13 @@ Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> 
 bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetResult& result) {
   if (js.unknown.empty()) return false;
   const bool create = result.change == Change::kCreate;
-  const std::string create_prefix(validation::kStrictCreatePrefix);
+  const std::string create_prefix(apiserver::kStrictCreatePrefix);
   const auto patch = [](const std::string& detail) {
     return field::invalid(field::Path("patch"), field::BadValue::string("{...}"), detail);
   };
   std::string joined;
   for (const auto& field : js.unknown) {
-    const std::string message = validation::unknown_field_message(field);
+    const std::string message = apiserver::unknown_field_message(field);
     if (field_validation == FieldValidation::kWarn) {
       result.warnings.push_back(message);
       result.warning_locations.push_back(locate_tokens(*js.manifest, field.tokens));
@@ -141,31 +136,14 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   result.where = js.manifest->where();
   if (refuse_unknown(js, field_validation, result)) return result;
 
-  auto view = ParsedView::of(js.object);
-  if (!view.ok()) return view.failure();
-  auto old_view = ParsedView::of(old_js != nullptr ? old_js->object : Json(nullptr));
-  if (!old_view.ok()) return old_view.failure();
-  AdmissionRequest request;
-  request.hook = Hook::kValidating;
-  request.operation = change == Change::kUpdate ? Operation::kUpdate : Operation::kCreate;
-  request.name = js.manifest->name;
-  request.object = view.value().root();
-  if (old_js != nullptr) request.old_object = old_view.value().root();
-  Decision decision;
-  // The API server validates an UPDATE's new object against the CRD's schema, with ratcheting,
-  // before any webhook runs (CREATE's schema is part of the CREATE rules).
-  if (old_js != nullptr)
-    decision.errors =
-        validation::validate_update_schema(old_view.value().root(), view.value().root());
-  if (!decision.errors.empty()) {
-    decision.allowed = false;
-  } else {
-    decision = decide(request, policy);
-  }
+  auto admitted = apiserver::admit(js.object, old_js != nullptr ? &old_js->object : nullptr,
+                                   js.manifest->name, policy);
+  if (!admitted.ok()) return admitted.failure();
+  const Decision& decision = admitted.value();
 
   result.allowed = decision.allowed;
   if (!decision.allowed)
-    result.message = admission::rejection_message(request.name, decision.errors);
+    result.message = admission::rejection_message(js.manifest->name, decision.errors);
   for (const auto& error : field::deduplicated(decision.errors)) {
     // An upstream error without a field points at the field that caused it.
     const std::string& at = error.origin.empty() ? error.field : error.origin;
@@ -190,18 +168,6 @@ std::optional<FieldValidation> parse_field_validation(std::string_view name) {
   if (name == "Warn") return FieldValidation::kWarn;
   if (name == "Ignore") return FieldValidation::kIgnore;
   return std::nullopt;
-}
-
-Result<std::vector<validation::UnknownField>> prune_unknown_fields(Json& object) {
-  auto view = ParsedView::of(object);
-  if (!view.ok()) return view.failure();
-  auto unknown = validation::unknown_fields(view.value().root());
-  for (const auto& field : unknown) {
-    Json* parent =
-        find_path(object, std::vector<std::string>(field.tokens.begin(), field.tokens.end() - 1));
-    if (parent != nullptr && parent->is_object()) parent->erase(field.tokens.back());
-  }
-  return unknown;
 }
 
 Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,

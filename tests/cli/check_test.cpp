@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "cli/cluster_defaults.h"
+#include "jobset_webhook/apiserver/apiserver.h"
 #include "cli/documents.h"
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/patch/json_patch.h"
@@ -43,12 +43,12 @@ struct Verdict {
 // What the API server would store: the schema defaults, then the server's mutating answer.
 Json server_stored(const Json& manifest, const Policy& policy) {
   Json stored = manifest;
-  cli::apply_schema_defaults(stored);
+  jobset_webhook::apiserver::apply_crd_defaults(stored);
   const auto response = server_response(MakeReview().Create(stored).Obj(), policy, Hook::kMutating);
   if (response.contains("patch")) {
     stored = stored.patch(Json::parse(
         jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
-    cli::apply_schema_defaults(stored);
+    jobset_webhook::apiserver::apply_crd_defaults(stored);
   }
   return stored;
 }
