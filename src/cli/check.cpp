@@ -7,7 +7,7 @@
 
 #include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/apiserver/apiserver.h"
-#include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/json_pointer.h"
 #include "pairing.h"
 #include "jobset_webhook/decide.h"
 #include "jobset_webhook/json_access.h"
@@ -36,7 +36,7 @@ Result<Stored> stored_form(const JobSetManifest& manifest) {
 // Where the field at tokens is written, or its nearest written ancestor.
 Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> tokens) {
   for (;;) {
-    const auto it = manifest.marks.find(patch::pointer(tokens));
+    const auto it = manifest.marks.find(json_pointer(tokens));
     if (it != manifest.marks.end()) return {manifest.file, it->second.line, it->second.column};
     if (tokens.empty()) return manifest.where();
     tokens.pop_back();

@@ -242,14 +242,14 @@ void findings_point_at_their_field(const std::string& root, std::size_t min_loca
         INFO(leaf.to_string() << ": " << finding.error.to_string() << " at "
                               << finding.where.to_string());
         REQUIRE_FALSE(tokens.empty());
-        REQUIRE(changed.contains(Json::json_pointer(jobset_webhook::patch::pointer(tokens))));
+        REQUIRE(changed.contains(Json::json_pointer(jobset_webhook::json_pointer(tokens))));
         REQUIRE(finding.where.line >= 1);
         REQUIRE(static_cast<std::size_t>(finding.where.line) <= lines.size());
         const std::string at = lines[finding.where.line - 1].substr(finding.where.column - 1);
         const std::string& last = tokens.back();
         if (last.find_first_not_of("0123456789") == std::string::npos) {
           // A list element is marked at its first character: its value.
-          const Json& value = changed[Json::json_pointer(jobset_webhook::patch::pointer(tokens))];
+          const Json& value = changed[Json::json_pointer(jobset_webhook::json_pointer(tokens))];
           std::string printed = cli::to_yaml(value);
           printed = printed.substr(0, std::min<std::size_t>(3, printed.find('\n')));
           CHECK(at.rfind(printed, 0) == 0);
