@@ -1,14 +1,17 @@
 // What `check` costs, whole: both manifests read (with their positions), both stored forms, the
-// decision and the text report, for one pair of JobSet files that differ in replicas only.
+// decision and the text report, for one pair of JobSet files that differ in replicas only; and
+// beside it, on the same JobSets, `validate` of the new file (read, stored, the CREATE rules, the
+// report) and `review` of the UPDATE as an AdmissionReview (admission::handle_review's bytes).
 //   large-ordinary  the JobSets of the generated large-update-replicas review (1.1 MB): the
 //                   baseline, an ordinary JobSet of that size
 //   labels-60000    one pod template with 60,000 labels (a map of that many keys)
 //   env-36000       one container with 36,000 env entries (a list-map of that many entries)
 //   env-ratcheted-36000  the same with every value a number, which the CRD refuses: each error is
 //                   ratcheted away by finding the entry's old self (the update changes no entry)
-// scripts/bench-ratios divides each case's CPU time per byte by the baseline's: a map or a list of
-// any size must cost no more than a small multiple of an ordinary JobSet of the same size
-// (docs/benchmarks.md sets 3).
+// scripts/bench-ratios divides each case's CPU time per byte by the baseline's of the same command:
+// a map or a list of any size must cost no more than a small multiple of an ordinary JobSet of the
+// same size (docs/benchmarks.md sets 3). validate leaves env-ratcheted out: on a CREATE nothing
+// ratchets, and the CRD refuses it.
 //
 // Usage: check_benchmark [--benchmark_* flags] [BODIES_DIR]
 
@@ -23,6 +26,7 @@
 #include "cli/check.h"
 #include "cli/manifests.h"
 #include "cli/report.h"
+#include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/json.h"
 
 namespace {
@@ -106,6 +110,52 @@ void check_pair(benchmark::State& state, const Pair* pair) {
   state.counters["body_bytes"] = static_cast<double>(bytes);
 }
 
+void validate_pair(benchmark::State& state, const Pair* pair) {
+  const auto run = [pair] {
+    auto manifests = cli::parse_manifests(pair->new_text, "new.json");
+    if (!manifests.ok()) return std::string();
+    auto report = cli::validate_manifests(manifests.value(), {});
+    return report.ok() ? cli::render(report.value(), cli::Format::kText) : std::string();
+  };
+  const std::string first = run();
+  if (first.find("0 denied, 1 allowed") == std::string::npos) {
+    state.SkipWithError(("validate did not allow the JobSet: " + first).c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(run());
+  const auto bytes = pair->new_text.size();
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(bytes));
+  state.counters["body_bytes"] = static_cast<double>(bytes);
+}
+
+// The UPDATE of the pair as the API server would send it to the validating webhook.
+std::string review_body(const Pair& pair) {
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
+         R"("uid":"u-1","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},)"
+         R"("resource":{"group":"jobset.x-k8s.io","version":"v1alpha2","resource":"jobsets"},)"
+         R"("name":"big","namespace":"default","operation":"UPDATE","object":)" +
+         pair.new_text + R"(,"oldObject":)" + pair.old_text + "}}";
+}
+
+void review_pair_bench(benchmark::State& state, const Pair* pair) {
+  const std::string body = review_body(*pair);
+  const auto run = [&body] {
+    auto answer =
+        jobset_webhook::admission::handle_review(body, {}, jobset_webhook::Hook::kValidating);
+    return answer.ok() ? std::move(answer).value() : std::string();
+  };
+  const std::string first = run();
+  if (first.find(R"("allowed":true)") == std::string::npos) {
+    state.SkipWithError(("review did not allow the update: " + first.substr(0, 300)).c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(run());
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(body.size()));
+  state.counters["body_bytes"] = static_cast<double>(body.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,8 +164,12 @@ int main(int argc, char** argv) {
   const std::vector<Pair> pairs = {
       review_pair("large-ordinary", dir + "/large-update-replicas.json"), labels_pair(60000),
       env_pair(36000), env_pair(36000, true)};
-  for (const auto& pair : pairs)
+  for (const auto& pair : pairs) {
     benchmark::RegisterBenchmark(("check/" + pair.name).c_str(), check_pair, &pair);
+    if (pair.name.rfind("env-ratcheted-", 0) != 0)
+      benchmark::RegisterBenchmark(("validate/" + pair.name).c_str(), validate_pair, &pair);
+    benchmark::RegisterBenchmark(("review/" + pair.name).c_str(), review_pair_bench, &pair);
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

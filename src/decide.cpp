@@ -1,7 +1,6 @@
 #include "jobset_webhook/decide.h"
 
 #include "jobset_webhook/defaulting/defaults.h"
-#include "jobset_webhook/parsed_view.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "jobset_webhook/validation/create.h"
 #include "jobset_webhook/validation/notice_annotation.h"
@@ -11,19 +10,14 @@
 namespace jobset_webhook {
 
 field::ErrorList validate_create_after_defaults(JsonView js, const Policy& policy) {
-  Json ops = defaulting::crd_defaults_patch(js);
-  for (auto& op : defaulting::defaults_patch(js)) ops.push_back(std::move(op));
-  if (ops.empty()) return validation::validate_create(js, policy);
-  const auto cannot_default = [](const std::string& why) {
-    return field::ErrorList{field::internal_error(field::Path(), "cannot apply defaults: " + why)};
-  };
-  auto document = patch::to_json(js);
-  auto defaulted = document.ok() ? patch::apply(document.value(), ops) : document;
-  if (!defaulted.ok()) return cannot_default(defaulted.failure().message);
-  // Errors copy what they print, so the view may die here.
-  const auto view = ParsedView::of(defaulted.value());
-  if (!view.ok()) return cannot_default(view.failure().message);
-  return validation::validate_create(view.value().root(), policy);
+  const auto defaulted = defaulting::create_defaults(js);
+  if (!defaulted.ok()) {
+    return field::ErrorList{field::internal_error(
+        field::Path(), "cannot apply defaults: " + defaulted.failure().message)};
+  }
+  // Errors copy what they print, so the defaulted object may die here.
+  if (!defaulted.value()) return validation::validate_create(js, policy);
+  return validation::validate_create(defaulted.value()->view.root(), policy);
 }
 
 namespace {

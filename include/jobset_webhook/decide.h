@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "jobset_webhook/field/error.h"
+#include "jobset_webhook/field/warning.h"
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/policy.h"
 
@@ -31,16 +32,17 @@ struct AdmissionRequest {
 
 struct Decision {
   bool allowed = true;
-  field::ErrorList errors;     // empty when allowed
-  Json patch = Json::array();  // RFC 6902 operations; mutating requests only
-  std::vector<std::string> warnings;
+  field::ErrorList errors;      // empty when allowed
+  Json patch = Json::array();   // RFC 6902 operations; mutating requests only
+  field::WarningList warnings;  // text only at the edge (field::texts)
 };
 
 // Same input, same Decision, whichever front end asks. Never throws.
 [[nodiscard]] Decision decide(const AdmissionRequest& request, const Policy& policy);
 
-// What the validating webhook answers for creating js, in the API server's order: the CRD's
-// defaults, then the mutating webhook's, then validation (validation/create.h). An object that
+// What the validating webhook answers for creating js, in the API server's order: the defaults
+// (defaulting::create_defaults, as the CLI's stored form applies them), then validation
+// (validation/create.h). An object that
 // has them already (every object a cluster sends) is validated as it is; a plain manifest as the
 // API server would see it, so that a CI check and the webhook give one answer. Never throws.
 [[nodiscard]] field::ErrorList validate_create_after_defaults(JsonView js, const Policy& policy);

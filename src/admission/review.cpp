@@ -102,7 +102,7 @@ std::string decision_response(const Envelope& env, std::string_view name, const 
     response["patch"] = base64_encode(go_json_dump(decision.patch));
     response["patchType"] = "JSONPatch";
   }
-  if (!decision.warnings.empty()) response["warnings"] = decision.warnings;
+  if (!decision.warnings.empty()) response["warnings"] = field::texts(decision.warnings);
   return go_json_dump(review_response(env, std::move(response)));
 }
 

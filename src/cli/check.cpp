@@ -6,14 +6,11 @@
 #include <utility>
 
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/parsed_view.h"
-#include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/apiserver/apiserver.h"
+#include "jobset_webhook/json_pointer.h"
 #include "check_scaler.h"
-#include "cluster_defaults.h"
 #include "pairing.h"
 #include "jobset_webhook/decide.h"
-#include "jobset_webhook/validation/scale_warnings.h"
-#include "jobset_webhook/validation/update.h"
 #include "jobset_webhook/json_access.h"
 
 namespace jobset_webhook::cli {
@@ -24,26 +21,23 @@ namespace {
 struct Stored {
   const JobSetManifest* manifest;
   Json object;
-  std::vector<validation::UnknownField> unknown;
+  std::vector<apiserver::UnknownField> unknown;
 };
 
-Result<Stored> stored_form(const JobSetManifest& manifest, const Policy& policy) {
-  Json pruned = manifest.object;
-  auto unknown = prune_unknown_fields(pruned);
-  if (!unknown.ok()) return unknown.failure();
-  auto object = cluster_defaults(pruned, policy);
-  if (!object.ok()) {
-    return Failure{object.failure().code, manifest.where().to_string() + ": JobSet " +
+Result<Stored> stored_form(const JobSetManifest& manifest) {
+  auto stored = apiserver::store(manifest.object);
+  if (!stored.ok()) {
+    return Failure{stored.failure().code, manifest.where().to_string() + ": JobSet " +
                                               manifest.display_name() + ": " +
-                                              object.failure().message};
+                                              stored.failure().message};
   }
-  return Stored{&manifest, std::move(object).value(), std::move(unknown).value()};
+  return Stored{&manifest, std::move(stored.value().object), std::move(stored.value().unknown)};
 }
 
 // Where the field at tokens is written, or its nearest written ancestor.
 Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> tokens) {
   for (;;) {
-    const auto it = manifest.marks.find(patch::pointer(tokens));
+    const auto it = manifest.marks.find(json_pointer(tokens));
     if (it != manifest.marks.end()) return {manifest.file, it->second.line, it->second.column};
     if (tokens.empty()) return manifest.where();
     tokens.pop_back();
@@ -65,13 +59,13 @@ Location locate_tokens(const JobSetManifest& manifest, std::vector<std::string> 
 bool refuse_unknown(const Stored& js, FieldValidation field_validation, JobSetResult& result) {
   if (js.unknown.empty()) return false;
   const bool create = result.change == Change::kCreate;
-  const std::string create_prefix(validation::kStrictCreatePrefix);
+  const std::string create_prefix(apiserver::kStrictCreatePrefix);
   const auto patch = [](const std::string& detail) {
     return field::invalid(field::Path("patch"), field::BadValue::string("{...}"), detail);
   };
   std::string joined;
   for (const auto& field : js.unknown) {
-    const std::string message = validation::unknown_field_message(field);
+    const std::string message = apiserver::unknown_field_message(field);
     if (field_validation == FieldValidation::kWarn) {
       result.warnings.push_back(message);
       result.warning_locations.push_back(locate_tokens(*js.manifest, field.tokens));
@@ -120,18 +114,17 @@ OldValue old_value_of(const field::Error& error, const Json& old_js, const Json&
   return {true, field::BadValue::of(*value).printed()};
 }
 
-// Where a warning points: a scale warning at its ReplicatedJob's replicas, or at its name when
-// the manifest leaves replicas to its default; any other warning at the object.
-Location warning_location(const std::string& warning, const JobSetManifest& manifest) {
-  const Json* rjobs = find_path(manifest.object, {"spec", "replicatedJobs"});
-  for (std::size_t i = 0; rjobs != nullptr && rjobs->is_array() && i < rjobs->size(); ++i) {
-    const std::string name = replicated_job_name(manifest.object, i);
-    if (name.empty() || warning.rfind(validation::scale_warning_prefix(name), 0) != 0) continue;
-    const std::string path = "spec.replicatedJobs[" + std::to_string(i) + "]";
-    if (auto at = manifest.mark_of(path + ".replicas")) return *at;
-    return manifest.locate(path + ".name");
-  }
-  return manifest.where();
+// Where a warning points: at its field (a scale warning: its ReplicatedJob's replicas); at the
+// ReplicatedJob's name when the manifest leaves replicas to its default; a warning about the
+// whole object at the object.
+Location warning_location(const field::Warning& warning, const JobSetManifest& manifest) {
+  if (warning.field.empty()) return manifest.where();
+  if (auto at = manifest.mark_of(warning.field)) return *at;
+  constexpr std::string_view kReplicas = ".replicas";
+  const std::string_view field = warning.field;
+  if (field.size() > kReplicas.size() && field.substr(field.size() - kReplicas.size()) == kReplicas)
+    return manifest.locate(std::string(field.substr(0, field.size() - kReplicas.size())) + ".name");
+  return manifest.locate(field);
 }
 
 Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js,
@@ -144,31 +137,14 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
   result.where = js.manifest->where();
   if (refuse_unknown(js, field_validation, result)) return result;
 
-  auto view = ParsedView::of(js.object);
-  if (!view.ok()) return view.failure();
-  auto old_view = ParsedView::of(old_js != nullptr ? old_js->object : Json(nullptr));
-  if (!old_view.ok()) return old_view.failure();
-  AdmissionRequest request;
-  request.hook = Hook::kValidating;
-  request.operation = change == Change::kUpdate ? Operation::kUpdate : Operation::kCreate;
-  request.name = js.manifest->name;
-  request.object = view.value().root();
-  if (old_js != nullptr) request.old_object = old_view.value().root();
-  Decision decision;
-  // The API server validates an UPDATE's new object against the CRD's schema, with ratcheting,
-  // before any webhook runs (CREATE's schema is part of the CREATE rules).
-  if (old_js != nullptr)
-    decision.errors =
-        validation::validate_update_schema(old_view.value().root(), view.value().root());
-  if (!decision.errors.empty()) {
-    decision.allowed = false;
-  } else {
-    decision = decide(request, policy);
-  }
+  auto admitted = apiserver::admit(js.object, old_js != nullptr ? &old_js->object : nullptr,
+                                   js.manifest->name, policy);
+  if (!admitted.ok()) return admitted.failure();
+  const Decision& decision = admitted.value();
 
   result.allowed = decision.allowed;
   if (!decision.allowed)
-    result.message = admission::rejection_message(request.name, decision.errors);
+    result.message = admission::rejection_message(js.manifest->name, decision.errors);
   for (const auto& error : field::deduplicated(decision.errors)) {
     // An upstream error without a field points at the field that caused it.
     const std::string& at = error.origin.empty() ? error.field : error.origin;
@@ -180,7 +156,7 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
     result.findings.push_back(std::move(finding));
   }
   for (const auto& warning : decision.warnings) {
-    result.warnings.push_back(warning);
+    result.warnings.push_back(warning.text);
     result.warning_locations.push_back(warning_location(warning, *js.manifest));
   }
   return result;
@@ -193,18 +169,6 @@ std::optional<FieldValidation> parse_field_validation(std::string_view name) {
   if (name == "Warn") return FieldValidation::kWarn;
   if (name == "Ignore") return FieldValidation::kIgnore;
   return std::nullopt;
-}
-
-Result<std::vector<validation::UnknownField>> prune_unknown_fields(Json& object) {
-  auto view = ParsedView::of(object);
-  if (!view.ok()) return view.failure();
-  auto unknown = validation::unknown_fields(view.value().root());
-  for (const auto& field : unknown) {
-    Json* parent =
-        find_path(object, std::vector<std::string>(field.tokens.begin(), field.tokens.end() - 1));
-    if (parent != nullptr && parent->is_object()) parent->erase(field.tokens.back());
-  }
-  return unknown;
 }
 
 Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,
@@ -244,11 +208,11 @@ Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_s
       report.jobsets.push_back(std::move(judged).value());
       continue;
     }
-    auto stored = stored_form(*pairing.new_js, policy);
+    auto stored = stored_form(*pairing.new_js);
     if (!stored.ok()) return stored.failure();
     std::optional<Stored> old_stored;
     if (pairing.old_js != nullptr) {
-      auto old_form = stored_form(*pairing.old_js, policy);
+      auto old_form = stored_form(*pairing.old_js);
       if (!old_form.ok()) return old_form.failure();
       old_stored = std::move(old_form).value();
     }
@@ -275,7 +239,7 @@ Result<Report> validate_manifests(const Manifests& manifests, const Policy& poli
       report.jobsets.push_back(std::move(created).value());
       continue;
     }
-    auto stored = stored_form(js, policy);
+    auto stored = stored_form(js);
     if (!stored.ok()) return stored.failure();
     auto created = judge(Change::kCreate, stored.value(), nullptr, policy, field_validation);
     if (!created.ok()) return created.failure();

@@ -1,9 +1,10 @@
 #pragma once
 
 // The offline admission model behind `check` and `validate` (docs/ci-gating.md):
-// 1. both sides get what the cluster would store (cluster_defaults: the CRD's schema defaults,
-//    then the mutating webhook's defaults from decide());
-// 2. each JobSet goes through decide() as the validating webhook: UPDATE when it is paired with a
+// 1. both sides get what the cluster would store (apiserver::store: pruned, then the defaults in
+//    the order decide() applies on a CREATE too);
+// 2. each JobSet goes through apiserver::admit (the UPDATE schema, then decide() as the validating
+//    webhook): UPDATE when it is paired with a
 //    JobSet of the old side (by its file's place, or a unique move: cli/pairing.h), CREATE
 //    otherwise; an old one that nothing pairs with is a deletion, reported, not judged.
 // Findings point at the field they name, or for an error without one (upstream's `<nil>`) at the
@@ -21,7 +22,6 @@
 #include "report.h"
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/result.h"
-#include "jobset_webhook/validation/unknown_fields.h"
 
 namespace jobset_webhook::cli {
 
@@ -33,10 +33,6 @@ enum class FieldValidation { kStrict, kWarn, kIgnore };
 
 // "Strict", "Warn", "Ignore" (kubectl's spellings); nullopt for anything else.
 std::optional<FieldValidation> parse_field_validation(std::string_view name);
-
-// Removes from a JobSet the fields its CRD does not declare, as the API server prunes them, and
-// returns them (sorted by path). Failure only when the object cannot be re-read as JSON.
-Result<std::vector<validation::UnknownField>> prune_unknown_fields(Json& object);
 
 // Failure: a namespace/name twice in one file, or defaults that do not apply.
 Result<Report> check_manifests(const Manifests& old_side, const Manifests& new_side,

@@ -1,10 +1,8 @@
 #pragma once
 
 // `check` and `validate` for a ReplicatedJobScaler (docs/elastic.md): what the API server and
-// this project's webhook answer a create or an update of one, in the order the API server applies
-// them: the CRD's default and CEL rules (validation/replicated_job_scaler.h), then, when those
-// pass, the webhook's rules through decide() on the scaler's hook. The message is the API
-// server's status.message for either refusal; findings point at their field as a JobSet's do.
+// this project's webhook answer a create or an update of one (apiserver::admit_scaler), with
+// the API server's status.message for a refusal and each finding at its field, as a JobSet's.
 
 #include "manifests.h"
 #include "report.h"

@@ -7,7 +7,7 @@
 
 #include "kustomize.h"
 #include "jobset_webhook/json_access.h"
-#include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/json_pointer.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -122,7 +122,7 @@ KustomizationTree::KustomizationTree(const std::string& dir,
       std::vector<std::string> walk;
       for_each_scalar(doc.value, walk, [&](const std::vector<std::string>& in, const Json& v) {
         if (in.empty()) return;
-        const auto mark = doc.marks.find(patch::pointer(in));
+        const auto mark = doc.marks.find(json_pointer(in));
         if (mark == doc.marks.end()) return;
         writes.try_emplace(in.back() + "\n" + v.dump(),
                            Location{patch.file->display, mark->second.line, mark->second.column});
@@ -163,7 +163,7 @@ Origins KustomizationTree::trace(const Json& rendered) const {
 
   std::vector<std::string> tokens;
   for_each_scalar(rendered, tokens, [&](const std::vector<std::string>& at, const Json& value) {
-    const std::string pointer = patch::pointer(at);
+    const std::string pointer = json_pointer(at);
     const std::string key = at.empty() ? "" : at.back();
     // An images: entry that this image's name, tag or digest comes from.
     if (key == "image" && value.is_string() && images != nullptr && images->is_array()) {

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "check.h"
-#include "cluster_defaults.h"
+#include "jobset_webhook/apiserver/apiserver.h"
 #include "jobset_webhook/cli/commands.h"
 #include "documents.h"
 #include "flags_internal.h"
@@ -216,11 +216,11 @@ int print_defaults(const DefaultOptions& options) {
     }
     // The fields the CRD does not declare: refused (Strict), or pruned, as the API server does.
     Json object = js.object;
-    const auto unknown = prune_unknown_fields(object);
+    const auto unknown = apiserver::prune_unknown_fields(object);
     if (!unknown.ok()) return unusable("default", unknown.failure());
     std::string messages;
     for (const auto& field : unknown.value()) {
-      const std::string message = validation::unknown_field_message(field);
+      const std::string message = apiserver::unknown_field_message(field);
       messages += (messages.empty() ? "" : ", ") + message;
       if (*field_validation == FieldValidation::kWarn)
         std::cerr << "jobset-webhook default: " << js.where().to_string()
@@ -230,9 +230,9 @@ int print_defaults(const DefaultOptions& options) {
       return unusable(
           "default",
           invalid_argument(js.where().to_string() + ": JobSet " + js.display_name() + ": " +
-                           std::string(validation::kStrictCreatePrefix) + messages));
+                           std::string(apiserver::kStrictCreatePrefix) + messages));
     }
-    auto stored = cluster_defaults(object, policy.value());
+    auto stored = apiserver::create_defaults(object);
     if (!stored.ok()) {
       return unusable("default",
                       invalid_argument(js.where().to_string() + ": JobSet " + js.display_name() +

@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "jobset_webhook/admission/review.h"
-#include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/json_pointer.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -301,13 +301,13 @@ std::string JobSetManifest::identity() const {
 Location JobSetManifest::where() const { return location_of(file, marks, ""); }
 
 std::optional<Location> JobSetManifest::mark_of(std::string_view field_path) const {
-  const auto it = marks.find(patch::pointer(field_path_tokens(field_path)));
+  const auto it = marks.find(json_pointer(field_path_tokens(field_path)));
   if (it == marks.end()) return std::nullopt;
   return Location{file, it->second.line, it->second.column};
 }
 
 std::optional<Location> JobSetManifest::source_of(std::string_view field_path) const {
-  const auto it = sources.find(patch::pointer(field_path_tokens(field_path)));
+  const auto it = sources.find(json_pointer(field_path_tokens(field_path)));
   if (it == sources.end()) return std::nullopt;
   return it->second;
 }
@@ -315,7 +315,7 @@ std::optional<Location> JobSetManifest::source_of(std::string_view field_path) c
 Location JobSetManifest::locate(std::string_view field_path) const {
   auto tokens = field_path_tokens(field_path);
   while (!tokens.empty()) {
-    const auto it = marks.find(patch::pointer(tokens));
+    const auto it = marks.find(json_pointer(tokens));
     if (it != marks.end()) return {file, it->second.line, it->second.column};
     tokens.pop_back();
   }

@@ -15,7 +15,7 @@
 #include "yaml_reader_internal.h"
 #include "yaml_scalar_internal.h"
 #include "jobset_webhook/field/value.h"
-#include "jobset_webhook/patch/json_patch.h"
+#include "jobset_webhook/json_pointer.h"
 
 namespace jobset_webhook::cli {
 namespace {
@@ -223,7 +223,7 @@ class JsonBuilder : public YAML::EventHandler {
         }
         if (keep_marks_) {
           std::string pointer = map.pointer;
-          patch::append_pointer_token(pointer, key);
+          append_pointer_token(pointer, key);
           document_.marks.insert_or_assign(pointer, map.key_mark);
         }
       }
@@ -243,11 +243,11 @@ class JsonBuilder : public YAML::EventHandler {
     if (parent.merging || parent.pointer.starts_with('#')) return "#";
     std::string pointer = parent.pointer;
     if (parent.value.is_array()) {
-      patch::append_pointer_token(pointer, std::to_string(parent.value.size()));
+      append_pointer_token(pointer, std::to_string(parent.value.size()));
       document_.marks.emplace(pointer, mark_of(mark));
     } else {
       // A repeated key is marked where it is written last, as its value is the last one.
-      patch::append_pointer_token(pointer, *parent.key);
+      append_pointer_token(pointer, *parent.key);
       document_.marks.insert_or_assign(pointer, parent.key_mark);
     }
     return pointer;

@@ -59,9 +59,9 @@ struct Step {
 void append_trail(std::string& pointer, const std::vector<Step>& trail) {
   for (const auto& step : trail) {
     if (step.name.empty()) {
-      patch::append_pointer_token(pointer, std::to_string(step.index));
+      append_pointer_token(pointer, std::to_string(step.index));
     } else {
-      patch::append_pointer_token(pointer, step.name);
+      append_pointer_token(pointer, step.name);
     }
   }
 }
@@ -76,7 +76,7 @@ void collect(JsonView object, const DefaultNode& node, std::vector<Step>& trail,
       if (!exists || member.type() == element_type::NULL_VALUE) {
         std::string path;
         append_trail(path, trail);
-        patch::append_pointer_token(path, child.name);
+        append_pointer_token(path, child.name);
         ops.push_back(
             {{"op", exists ? "replace" : "add"}, {"path", path}, {"value", *child.value}});
       }

@@ -41,7 +41,7 @@ class PatchBuilder {
         if (node.type() == element_type::ARRAY) return;  // defaults never add list entries
         const Tokens parent(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(k) + 1);
         if (last) {
-          ops_.push_back(operation(exists, patch::pointer(parent), std::move(value)));
+          ops_.push_back(operation(exists, json_pointer(parent), std::move(value)));
         } else {
           add_below_missing(parent,
                             Tokens(path.begin() + static_cast<std::ptrdiff_t>(k) + 1, path.end()),
@@ -50,7 +50,7 @@ class PatchBuilder {
         return;
       }
       if (last) {
-        ops_.push_back(operation(true, patch::pointer(path), std::move(value)));
+        ops_.push_back(operation(true, json_pointer(path), std::move(value)));
         return;
       }
       node = child;
@@ -77,8 +77,8 @@ class PatchBuilder {
   }
 
   void add_below_missing(const Tokens& missing, const Tokens& rest, Json value, bool exists) {
-    const std::string ptr = patch::pointer(missing);
-    Json::json_pointer below(patch::pointer(rest));
+    const std::string ptr = json_pointer(missing);
+    Json::json_pointer below(json_pointer(rest));
     if (const auto it = created_.find(ptr); it != created_.end()) {
       ops_[it->second]["value"][below] = std::move(value);
       return;

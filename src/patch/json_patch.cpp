@@ -2,40 +2,6 @@
 
 namespace jobset_webhook::patch {
 
-namespace {
-
-void append_escaped(std::string& out, std::string_view token) {
-  for (const char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-}
-
-}  // namespace
-
-std::string escape_token(std::string_view token) {
-  std::string out;
-  out.reserve(token.size());
-  append_escaped(out, token);
-  return out;
-}
-
-void append_pointer_token(std::string& pointer, std::string_view token) {
-  pointer += '/';
-  append_escaped(pointer, token);
-}
-
-std::string pointer(const std::vector<std::string>& tokens) {
-  std::string out;
-  for (const auto& t : tokens) append_pointer_token(out, t);
-  return out;
-}
-
 Result<Json> to_json(JsonView value) {
   // simdjson writes the view back out as compact JSON; nlohmann reads it. Both sides agree on
   // every valid document, the catch is only for nlohmann's own limits.

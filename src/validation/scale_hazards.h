@@ -24,9 +24,11 @@ struct Hazard {
   // Past what a response's warnings can hold (kMaxWarningsBytes) a warning is counted, not
   // kept: `detail` is then empty. A class the policy refuses is always kept whole.
   bool elided = false;
-  // The warning: `replicatedJob "a" scaled up from 1 to 2: <detail>`, which starts with
-  // scale_warning_prefix(), so that `check` can place it at the replicas it is about.
-  std::string warning() const { return scale_warning_head(*change) + detail; }
+  // The warning: `replicatedJob "a" scaled up from 1 to 2: <detail>`, about the replicas of
+  // the scale (replicas_path).
+  field::Warning warning() const {
+    return field::warning(replicas_path(*change), scale_warning_head(*change) + detail);
+  }
 };
 
 // `old_js` carries the status the cluster holds (absent offline: those warnings that read it are

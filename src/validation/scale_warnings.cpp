@@ -84,12 +84,16 @@ std::string job_run(std::string_view jobset, std::string_view rjob, std::int64_t
          child_job_name(jobset, rjob, last) + " (" + std::to_string(count) + " Jobs)";
 }
 
-std::vector<std::string> scale_warnings(std::string_view jobset,
-                                        const std::vector<ReplicasChange>& changes,
-                                        bool scale_down_controller, std::string_view managed_by,
-                                        const std::vector<std::string>& hazards,
-                                        std::size_t hazards_elided, std::int64_t notice_seconds) {
-  std::vector<std::string> out;
+field::Path replicas_path(const ReplicasChange& c) {
+  return field::Path("spec").child("replicatedJobs").index(c.index).child("replicas");
+}
+
+field::WarningList scale_warnings(std::string_view jobset,
+                                  const std::vector<ReplicasChange>& changes,
+                                  bool scale_down_controller, std::string_view managed_by,
+                                  const field::WarningList& hazards, std::size_t hazards_elided,
+                                  std::int64_t notice_seconds) {
+  field::WarningList out;
   std::size_t total = 0;
   // Keeps room for the closing summary line.
   const auto fits = [&](const std::string& w) {
@@ -99,19 +103,21 @@ std::vector<std::string> scale_warnings(std::string_view jobset,
     std::string w =
         warning_for(jobset, changes[i], scale_down_controller, managed_by, notice_seconds);
     if (!fits(w)) {
-      out.push_back("and " + std::to_string(changes.size() - i) + " more replicatedJobs rescaled");
+      out.push_back(field::object_warning("and " + std::to_string(changes.size() - i) +
+                                          " more replicatedJobs rescaled"));
       return out;
     }
     total += w.size();
-    out.push_back(std::move(w));
+    out.push_back(field::warning(replicas_path(changes[i]), std::move(w)));
   }
   for (std::size_t i = 0; i < hazards.size(); ++i) {
-    if (!fits(hazards[i])) {
-      out.push_back("and " + std::to_string(hazards.size() - i + hazards_elided) +
-                    " more warnings about what the scale changes");
+    if (!fits(hazards[i].text)) {
+      out.push_back(field::object_warning("and " +
+                                          std::to_string(hazards.size() - i + hazards_elided) +
+                                          " more warnings about what the scale changes"));
       return out;
     }
-    total += hazards[i].size();
+    total += hazards[i].text.size();
     out.push_back(hazards[i]);
   }
   return out;

@@ -373,10 +373,10 @@ field::Error denied_hazard(const Hazard& h) {
   const std::string head = scale_warning_head(*h.change);
   const std::size_t from =
       scale_warning_prefix(h.change->replicated_job).size() - std::string_view("scaled ").size();
-  return field::forbidden(
-      field::Path("spec").child("replicatedJobs").index(h.change->index).child("replicas"),
-      head.substr(from) + h.detail + "; the policy refuses it (scaleHazards.deny: " +
-          std::string(scale_hazard_name(h.kind)) + ")");
+  return field::forbidden(replicas_path(*h.change),
+                          head.substr(from) + h.detail +
+                              "; the policy refuses it (scaleHazards.deny: " +
+                              std::string(scale_hazard_name(h.kind)) + ")");
 }
 
 }  // namespace
@@ -420,7 +420,7 @@ UpdateFindings validate_update(JsonView old_js, JsonView new_js, const Policy& p
   // controller applies.
   auto managed_by = string_or_empty(new_managed);
   if (managed_by == kJobSetControllerName) managed_by = {};
-  std::vector<std::string> hazards;
+  field::WarningList hazards;
   std::size_t hazards_elided = 0;
   if (managed_by.empty()) {
     for (const Hazard& h : scale_hazards(old_js, new_js, ctx.scaled, policy)) {

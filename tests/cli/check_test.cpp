@@ -9,13 +9,16 @@
 #include <algorithm>
 #include <limits>
 
-#include "cli/cluster_defaults.h"
+#include "jobset_webhook/apiserver/apiserver.h"
 #include "cli/documents.h"
+#include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/patch/json_patch.h"
 #include "support/admission.h"
 #include "support/jobset_builder.h"
 #include "support/review_builder.h"
 #include "support/files.h"
+#include "support/sample_reviews.h"
+#include "support/test_server.h"
 #include "validation/crd_schema.h"
 
 namespace cli = jobset_webhook::cli;
@@ -40,12 +43,12 @@ struct Verdict {
 // What the API server would store: the schema defaults, then the server's mutating answer.
 Json server_stored(const Json& manifest, const Policy& policy) {
   Json stored = manifest;
-  cli::apply_schema_defaults(stored);
+  jobset_webhook::apiserver::apply_crd_defaults(stored);
   const auto response = server_response(MakeReview().Create(stored).Obj(), policy, Hook::kMutating);
   if (response.contains("patch")) {
     stored = stored.patch(Json::parse(
         jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
-    cli::apply_schema_defaults(stored);
+    jobset_webhook::apiserver::apply_crd_defaults(stored);
   }
   return stored;
 }
@@ -239,14 +242,14 @@ void findings_point_at_their_field(const std::string& root, std::size_t min_loca
         INFO(leaf.to_string() << ": " << finding.error.to_string() << " at "
                               << finding.where.to_string());
         REQUIRE_FALSE(tokens.empty());
-        REQUIRE(changed.contains(Json::json_pointer(jobset_webhook::patch::pointer(tokens))));
+        REQUIRE(changed.contains(Json::json_pointer(jobset_webhook::json_pointer(tokens))));
         REQUIRE(finding.where.line >= 1);
         REQUIRE(static_cast<std::size_t>(finding.where.line) <= lines.size());
         const std::string at = lines[finding.where.line - 1].substr(finding.where.column - 1);
         const std::string& last = tokens.back();
         if (last.find_first_not_of("0123456789") == std::string::npos) {
           // A list element is marked at its first character: its value.
-          const Json& value = changed[Json::json_pointer(jobset_webhook::patch::pointer(tokens))];
+          const Json& value = changed[Json::json_pointer(jobset_webhook::json_pointer(tokens))];
           std::string printed = cli::to_yaml(value);
           printed = printed.substr(0, std::min<std::size_t>(3, printed.find('\n')));
           CHECK(at.rfind(printed, 0) == 0);
@@ -440,4 +443,69 @@ TEST_CASE("The policy reaches the decision: elastic replicas off makes a scale a
   CHECK(
       report.jobsets[0].message ==
       R"(JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs[0].replicas: Invalid value: 3: field is immutable)");
+}
+
+// A manifest as written, with the defaults left to the cluster: validate (check's CREATE) stores
+// it with defaulting::create_defaults and asks decide; review and serve get it raw in a CREATE
+// review, and decide applies the same create_defaults before the CREATE rules. The second rule's
+// name comes from the mutating webhook's default, so the denial needs the defaults in their order.
+TEST_CASE("serve, review and validate give one answer for a CREATE that needs the defaults",
+          "[cli][check][parity]") {
+  const Json raw = Json::parse(R"({
+    "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+    "metadata": {"name": "js", "namespace": "default"},
+    "spec": {
+      "failurePolicy": {"maxRestarts": 1, "rules": [
+        {"name": "failurePolicyRule1", "action": "FailJobSet"}, {"action": "FailJobSet"}]},
+      "replicatedJobs": [{"name": "w", "template": {"spec": {"template": {"spec": {
+        "containers": [{"name": "c", "image": "bash", "ports": [{"containerPort": 80}]}]}}}}}]}})");
+  const std::string want =
+      "JobSet.jobset.x-k8s.io \"js\" is invalid: <nil>: Internal error: rule names are not unique, "
+      "rules with indices [0 1] all have the same name 'failurePolicyRule1'";
+  const std::string body = MakeReview().Create(raw).Text();
+
+  const auto reviewed = jobset_webhook::admission::handle_review(body, Policy{}, Hook::kValidating);
+  REQUIRE(reviewed.ok());
+  const Json response = Json::parse(reviewed.value()).at("response");
+  CHECK(response.at("allowed") == false);
+  CHECK(response.at("status").at("message") == want);
+
+  const auto pki = jobset_webhook::testing::make_pki();
+  jobset_webhook::testing::TestServer server(jobset_webhook::testing::test_options(pki));
+  const auto served =
+      server.client(pki.ca_crt())
+          ->Post(jobset_webhook::testing::kValidate.c_str(), body, "application/json");
+  REQUIRE(served);
+  CHECK(served->body == reviewed.value());
+
+  const auto report = cli::validate_manifests(manifests_of({raw}, "new.yaml"), Policy{});
+  REQUIRE(report.ok());
+  REQUIRE(report.value().jobsets.size() == 1);
+  CHECK_FALSE(report.value().jobsets[0].allowed);
+  CHECK(report.value().jobsets[0].message == want);
+}
+
+// The decision's warnings carry the field they are about; check places them there without reading
+// their words: at the second ReplicatedJob's replicas when the manifest writes it, at its name
+// when the manifest leaves replicas to the default.
+TEST_CASE("A scale warning points at its replicas, or at the name when replicas is defaulted",
+          "[cli][check]") {
+  const auto at = [](const Json& old_js, const Json& new_js, const std::string& field) {
+    const auto result = checked_one(old_js, new_js);
+    REQUIRE_FALSE(result.warnings.empty());
+    const auto manifests = manifests_of({new_js}, "new.yaml");
+    const auto want = manifests.jobsets.at(0).mark_of(field);
+    REQUIRE(want);
+    CHECK(result.warning_location(0).to_string() == want->to_string());
+  };
+  const Json one = MakeJobSet("js")
+                       .ReplicatedJob(manifest_rjob("a", "bash"))
+                       .ReplicatedJob(manifest_rjob("b", "bash"))
+                       .Obj();
+  const Json three = MakeJobSet("js")
+                         .ReplicatedJob(manifest_rjob("a", "bash"))
+                         .ReplicatedJob(manifest_rjob("b", "bash").Replicas(3))
+                         .Obj();
+  SECTION("written") { at(one, three, "spec.replicatedJobs[1].replicas"); }
+  SECTION("defaulted") { at(three, one, "spec.replicatedJobs[1].name"); }
 }

@@ -1,4 +1,4 @@
-#include "cli/cluster_defaults.h"
+#include "jobset_webhook/apiserver/apiserver.h"
 
 #include <catch2/catch.hpp>
 
@@ -57,7 +57,7 @@ TEST_CASE("The CRD's schema defaults fill what is absent under objects that exis
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
       Json js = Json::parse(c.input);
-      cli::apply_schema_defaults(js);
+      jobset_webhook::apiserver::apply_crd_defaults(js);
       CHECK(js == Json::parse(c.want));
     }
   }
@@ -75,16 +75,16 @@ void stored_is_schema_then_mutating_defaults(const std::string& root, std::size_
     for (const auto& js : manifests.value().jobsets) {
       DYNAMIC_SECTION(file << " " << js.display_name()) {
         Json want = js.object;
-        cli::apply_schema_defaults(want);
+        jobset_webhook::apiserver::apply_crd_defaults(want);
         const auto response = jobset_webhook::testing::server_response(
             jobset_webhook::testing::MakeReview().Create(want).Obj(), Policy{}, Hook::kMutating);
         REQUIRE(response.at("allowed") == true);
         if (response.contains("patch")) {
           want = want.patch(Json::parse(
               jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
-          cli::apply_schema_defaults(want);
+          jobset_webhook::apiserver::apply_crd_defaults(want);
         }
-        const auto stored = cli::cluster_defaults(js.object, Policy{});
+        const auto stored = jobset_webhook::apiserver::create_defaults(js.object);
         REQUIRE(stored.ok());
         CHECK(stored.value() == want);
       }

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli/cluster_defaults.h"
+#include "jobset_webhook/apiserver/apiserver.h"
 #include "cli/documents.h"
 #include "cli/manifests.h"
 #include "support/admission.h"
@@ -234,7 +234,7 @@ TEST_CASE("validate gives the server's CREATE verdict and message for each JobSe
       const auto path = dir.write("in" + std::to_string(i) + ".yaml", inputs[i]);
       const auto r = run_cli("validate --format json " + path);
       const auto manifest = cli::parse_yaml_documents(inputs[i], "x").value()[0];
-      const auto stored = cli::cluster_defaults(manifest, Policy{});
+      const auto stored = jobset_webhook::apiserver::create_defaults(manifest);
       REQUIRE(stored.ok());
       const auto response = jobset_webhook::testing::server_response(
           jobset_webhook::testing::MakeReview().Create(stored.value()).Obj(), Policy{},
@@ -275,7 +275,8 @@ TEST_CASE("default prints what the cluster would store, as YAML that reads back"
   REQUIRE(docs.ok());
   REQUIRE(docs.value().size() == 1);
   const auto manifests = cli::parse_manifests(input, "in").value();
-  CHECK(docs.value()[0] == cli::cluster_defaults(manifests.jobsets.at(0).object, Policy{}).value());
+  CHECK(docs.value()[0] ==
+        jobset_webhook::apiserver::create_defaults(manifests.jobsets.at(0).object).value());
   CHECK(docs.value()[0]["spec"]["replicatedJobs"][0]["replicas"].is_number_integer());
   CHECK(docs.value()[0]["spec"]["replicatedJobs"][0]["groupName"].is_string());
 }

@@ -261,6 +261,37 @@ TEST_CASE("The CRD's own defaults fill what the API server fills", "[defaulting]
             .dump() == "[]");
 }
 
+TEST_CASE("A CREATE stores the CRD's defaults, the webhook's on them, the CRD's again",
+          "[defaulting][create_defaults]") {
+  // A volumeClaimPolicy without retentionPolicy: the webhook adds it, whole. A failurePolicy:
+  // the CRD's restartStrategy, then the webhook's rule names.
+  const Json raw = Json::parse(R"({"spec":{
+    "failurePolicy":{"rules":[{"action":"FailJobSet"}]},
+    "replicatedJobs":[{"name":"a","template":{"spec":{"template":{"spec":{
+      "containers":[{"name":"c","ports":[{"containerPort":80}]}]}}}}}],
+    "volumeClaimPolicies":[{"templates":[]}]}})");
+  const auto stored = d::create_defaults(Parsed(raw));
+  REQUIRE(stored.ok());
+  REQUIRE(stored.value());
+  const Json& object = stored.value()->object;
+  CHECK(
+      object.dump() ==
+      R"({"spec":{"failurePolicy":{"rules":[{"action":"FailJobSet","name":"failurePolicyRule0"}],)"
+      R"("restartStrategy":"Recreate"},"replicatedJobs":[{"name":"a","template":{"spec":{)"
+      R"("template":{"spec":{"containers":[{"name":"c","ports":[{"containerPort":80,)"
+      R"("protocol":"TCP"}]}],"restartPolicy":"OnFailure"}},"completionMode":"Indexed"}},)"
+      R"("groupName":"default","replicas":1}],"volumeClaimPolicies":[{"templates":[],)"
+      R"("retentionPolicy":{"whenDeleted":"Delete"}}],"successPolicy":{"operator":"All"},)"
+      R"("startupPolicy":{"startupPolicyOrder":"AnyOrder"},"network":{"enableDNSHostnames":true,)"
+      R"("publishNotReadyAddresses":true}}})");
+  // The view is of the stored object, and the stored object needs nothing more.
+  CHECK(d::crd_defaults_patch(stored.value()->view.root()).dump() == "[]");
+  CHECK(d::defaults_patch(stored.value()->view.root()).dump() == "[]");
+  const auto again = d::create_defaults(stored.value()->view.root());
+  REQUIRE(again.ok());
+  CHECK_FALSE(again.value());
+}
+
 // On UPDATE the mutating webhook gives back what the update dropped of the stored object's
 // defaults, and nothing else (defaults.h, restored_defaults_patch).
 namespace {

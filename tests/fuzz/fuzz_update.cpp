@@ -178,7 +178,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     }
   }
   std::size_t warning_bytes = 0;
-  for (const auto& w : findings.warnings) warning_bytes += w.size();
+  for (const auto& w : findings.warnings) warning_bytes += w.text.size();
   require(warning_bytes <= v::kMaxWarningsBytes, "warnings stay within kMaxWarningsBytes");
 
   if (new_keys_unique) {

@@ -5,26 +5,29 @@
 #include "support/parsed.h"
 
 namespace patch = jobset_webhook::patch;
+using jobset_webhook::append_pointer_token;
+using jobset_webhook::escape_pointer_token;
 using jobset_webhook::Json;
+using jobset_webhook::json_pointer;
 using jobset_webhook::testing::Parsed;
 
 TEST_CASE("Pointer tokens escape ~ before /", "[patch]") {
-  CHECK(patch::escape_token("plain") == "plain");
-  CHECK(patch::escape_token("a/b~c") == "a~1b~0c");
-  CHECK(patch::escape_token("~1") == "~01");
-  CHECK(patch::escape_token("") == "");
-  CHECK(patch::pointer({"metadata", "labels", "jobset.sigs.k8s.io/name"}) ==
+  CHECK(escape_pointer_token("plain") == "plain");
+  CHECK(escape_pointer_token("a/b~c") == "a~1b~0c");
+  CHECK(escape_pointer_token("~1") == "~01");
+  CHECK(escape_pointer_token("") == "");
+  CHECK(json_pointer({"metadata", "labels", "jobset.sigs.k8s.io/name"}) ==
         "/metadata/labels/jobset.sigs.k8s.io~1name");
-  CHECK(patch::pointer({}) == "");
+  CHECK(json_pointer({}) == "");
   std::string pointer = "/metadata/labels";
-  patch::append_pointer_token(pointer, "app/x~y");
+  append_pointer_token(pointer, "app/x~y");
   CHECK(pointer == "/metadata/labels/app~1x~0y");
 }
 
 TEST_CASE("An escaped pointer addresses the key it was built from", "[patch]") {
   const Json doc = {{"metadata", {{"annotations", Json::object()}}}};
   const Json ops = {{{"op", "add"},
-                     {"path", patch::pointer({"metadata", "annotations", "a/b~c"})},
+                     {"path", json_pointer({"metadata", "annotations", "a/b~c"})},
                      {"value", "v"}}};
   const auto out = patch::apply(doc, ops);
   REQUIRE(out.ok());

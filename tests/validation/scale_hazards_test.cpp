@@ -36,7 +36,7 @@ std::vector<std::string> warnings(const Json& old_js, const Json& new_js,
                                   const jobset_webhook::Policy& policy = {}) {
   const auto findings = v::validate_update(Parsed(old_js), Parsed(new_js), policy);
   REQUIRE(findings.errors.empty());
-  return findings.warnings;
+  return jobset_webhook::field::texts(findings.warnings);
 }
 
 bool has(const std::vector<std::string>& all, const std::string& warning) {

@@ -299,23 +299,52 @@ TEST_CASE("A scale warns what happens to the child Jobs", "[validation][update]"
                          "/spec/replicatedJobs/1/replicas", 5));
   const auto findings = v::validate_update(old_js, down, Policy{});
   REQUIRE(findings.errors.empty());
-  CHECK(findings.warnings == std::vector<std::string>{
-                                 "replicatedJob \"rjob-0\" scaled down from 1 to 0: Job "
-                                 "js-rjob-0-0 keeps running (the JobSet controller deletes none); "
-                                 "delete it to release its resources",
-                                 "replicatedJob \"rjob-1\" scaled up from 1 to 5: the JobSet "
-                                 "controller will create Jobs js-rjob-1-1 ... js-rjob-1-4 (4 Jobs)",
-                                 kShiftDown,
-                                 stale("replicatedJob \"rjob-0\" scaled down from 1 to 0: ",
-                                       "Job js-rjob-0-0 keeps "
-                                       "jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 0); Jobs "
-                                       "js-rjob-0-0, js-rjob-1-0 keep "
-                                       "jobset.sigs.k8s.io/global-replicas and "
-                                       "jobset.sigs.k8s.io/group-replicas 2 (now 5)"),
-                                 stale("replicatedJob \"rjob-1\" scaled up from 1 to 5: ",
-                                       "Job js-rjob-1-0 keeps "
-                                       "jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 5)"),
-                             });
+  CHECK(jobset_webhook::field::texts(findings.warnings) ==
+        std::vector<std::string>{
+            "replicatedJob \"rjob-0\" scaled down from 1 to 0: Job "
+            "js-rjob-0-0 keeps running (the JobSet controller deletes none); "
+            "delete it to release its resources",
+            "replicatedJob \"rjob-1\" scaled up from 1 to 5: the JobSet "
+            "controller will create Jobs js-rjob-1-1 ... js-rjob-1-4 (4 Jobs)",
+            kShiftDown,
+            stale("replicatedJob \"rjob-0\" scaled down from 1 to 0: ",
+                  "Job js-rjob-0-0 keeps "
+                  "jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 0); Jobs "
+                  "js-rjob-0-0, js-rjob-1-0 keep "
+                  "jobset.sigs.k8s.io/global-replicas and "
+                  "jobset.sigs.k8s.io/group-replicas 2 (now 5)"),
+            stale("replicatedJob \"rjob-1\" scaled up from 1 to 5: ",
+                  "Job js-rjob-1-0 keeps "
+                  "jobset.sigs.k8s.io/replicatedjob-replicas 1 (now 5)"),
+        });
+}
+
+TEST_CASE("A scale warning is about its ReplicatedJob's replicas; a count left out, the object",
+          "[validation][update]") {
+  const Parsed old_js(two_jobs());
+  const Parsed down(with(with(two_jobs(), "/spec/replicatedJobs/0/replicas", 0),
+                         "/spec/replicatedJobs/1/replicas", 5));
+  std::vector<std::string> fields;
+  for (const auto& w : v::validate_update(old_js, down, Policy{}).warnings)
+    fields.push_back(w.field);
+  // The two scales, the shift of rjob-1's global indices (rjob-0's scale moves them), the two
+  // stale label counts.
+  CHECK(fields == std::vector<std::string>{
+                      "spec.replicatedJobs[0].replicas", "spec.replicatedJobs[1].replicas",
+                      "spec.replicatedJobs[0].replicas", "spec.replicatedJobs[0].replicas",
+                      "spec.replicatedJobs[1].replicas"});
+
+  Json old_jobs = Json::array(), new_jobs = Json::array();
+  for (int i = 0; i < 300; ++i) {
+    old_jobs.push_back(rjob("replicated-job-" + std::to_string(i)).Obj());
+    new_jobs.push_back(rjob("replicated-job-" + std::to_string(i)).Replicas(200).Obj());
+  }
+  const auto many = v::validate_update(
+      Parsed(MakeJobSet("js").Namespace("default").ReplicatedJobs(old_jobs).Obj()),
+      Parsed(MakeJobSet("js").Namespace("default").ReplicatedJobs(new_jobs).Obj()), Policy{});
+  REQUIRE(many.warnings.size() > 2);
+  CHECK(many.warnings[1].field == "spec.replicatedJobs[1].replicas");
+  CHECK(many.warnings.back().field.empty());
 }
 
 TEST_CASE("With the scale-down controller installed, a scale-down warns that it deletes",
@@ -327,7 +356,7 @@ TEST_CASE("With the scale-down controller installed, a scale-down warns that it 
                          "/spec/replicatedJobs/1/replicas", 2));
   const auto findings = v::validate_update(old_js, down, policy);
   REQUIRE(findings.errors.empty());
-  CHECK(findings.warnings ==
+  CHECK(jobset_webhook::field::texts(findings.warnings) ==
         std::vector<std::string>{
             "replicatedJob \"rjob-0\" scaled down from 1 to 0: the scale-down controller will "
             "delete Job js-rjob-0-0",
@@ -362,22 +391,23 @@ TEST_CASE("A JobSet that asks for a scale-down notice is told how long it is",
     const auto f =
         v::validate_update(old_js, Parsed(down(with(two_jobs(), notice, "300"))), policy);
     REQUIRE(f.errors.empty());
-    CHECK(f.warnings.front() == head + ", after a notice of 5m to the Jobs and Pods of \"rjob-1\"");
+    CHECK(f.warnings.front().text ==
+          head + ", after a notice of 5m to the Jobs and Pods of \"rjob-1\"");
   }
   SECTION("the policy's default, and an annotation of 0 that turns it off") {
     policy.elastic.scale_down_notice_seconds = 90;
     const auto f = v::validate_update(old_js, Parsed(down(two_jobs())), policy);
-    CHECK(f.warnings.front() ==
+    CHECK(f.warnings.front().text ==
           head + ", after a notice of 1m30s to the Jobs and Pods of \"rjob-1\"");
     const auto off =
         v::validate_update(old_js, Parsed(down(with(two_jobs(), notice, "0"))), policy);
-    CHECK(off.warnings.front() == head);
+    CHECK(off.warnings.front().text == head);
   }
   SECTION("no controller, no notice to promise") {
     policy.elastic.scale_down = Policy::ScaleDown::kManual;
     const auto f =
         v::validate_update(old_js, Parsed(down(with(two_jobs(), notice, "300"))), policy);
-    CHECK(f.warnings.front().find("notice") == std::string::npos);
+    CHECK(f.warnings.front().text.find("notice") == std::string::npos);
   }
 }
 
@@ -435,11 +465,11 @@ TEST_CASE("Scale warnings stay under 4096 bytes however many ReplicatedJobs chan
   const auto findings = v::validate_update(old_js, new_js, Policy{});
   REQUIRE(findings.errors.empty());
   std::size_t total = 0;
-  for (const auto& w : findings.warnings) total += w.size();
+  for (const auto& w : findings.warnings) total += w.text.size();
   CHECK(total <= v::kMaxWarningsBytes);
-  CHECK(findings.warnings.back().rfind("and ", 0) == 0);
-  CHECK(findings.warnings.back().find("more replicatedJobs rescaled") != std::string::npos);
-  CHECK(findings.warnings.front() ==
+  CHECK(findings.warnings.back().text.rfind("and ", 0) == 0);
+  CHECK(findings.warnings.back().text.find("more replicatedJobs rescaled") != std::string::npos);
+  CHECK(findings.warnings.front().text ==
         "replicatedJob \"replicated-job-0\" scaled up from 1 to 200: the JobSet controller will "
         "create Jobs "
         "js-replicated-job-0-1 ... js-replicated-job-0-199 (199 Jobs)");
@@ -643,7 +673,7 @@ TEST_CASE("Replicas, quantities and integers read as the API server stores them"
     DYNAMIC_SECTION(c.name) { CHECK(run(c) == c.want); }
   }
   const Parsed old_js(two_jobs()), new_js(with(two_jobs(), rj0 + "/replicas", 3.0));
-  CHECK(v::validate_update(old_js, new_js, Policy{}).warnings ==
+  CHECK(jobset_webhook::field::texts(v::validate_update(old_js, new_js, Policy{}).warnings) ==
         std::vector<std::string>{
             "replicatedJob \"rjob-0\" scaled up from 1 to 3: the JobSet controller will create "
             "Jobs js-rjob-0-1, js-rjob-0-2",

@@ -6,7 +6,11 @@
 // empty list when nothing needs defaulting. Wrong-typed values are left alone: the schema check
 // rejects them. Never throws.
 
+#include <optional>
+
 #include "jobset_webhook/json.h"
+#include "jobset_webhook/parsed_view.h"
+#include "jobset_webhook/result.h"
 
 namespace jobset_webhook::defaulting {
 
@@ -49,5 +53,21 @@ namespace jobset_webhook::defaulting {
 //   env[k].valueFrom.configMapKeyRef.name "", ...).
 // Front ends without an API server (CI checks, `default`) need them; the webhook does not.
 [[nodiscard]] Json crd_defaults_patch(JsonView js);
+
+// What the API server stores for a CREATE of js, in its order: the CRD's defaults
+// (crd_defaults_patch) as it decodes the object, then the mutating webhook's (defaults_patch) on
+// what that left, then the CRD's again over what the webhook added. The one place that order is
+// written: the validating webhook's CREATE (decide) and the CLI's stored form both call it.
+// nullopt when js needs no default, as every object a cluster sends: the caller keeps reading js.
+// A Failure only when a patch does not apply. Never throws.
+struct Defaulted {
+  Json object;      // what the API server stores
+  ParsedView view;  // object, as read for the last step: the view the rules read
+};
+// `document`, when given, is js as a Json value (what the caller read js from): the defaults are
+// applied to a copy of it instead of to js re-read as Json, whose ordered objects insert each key
+// with a scan of those before it (quadratic in a map of 60,000 labels).
+[[nodiscard]] Result<std::optional<Defaulted>> create_defaults(JsonView js,
+                                                               const Json* document = nullptr);
 
 }  // namespace jobset_webhook::defaulting

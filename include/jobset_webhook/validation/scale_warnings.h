@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jobset_webhook/field/warning.h"
+
 namespace jobset_webhook::validation {
 
 // Upper bounds for response.warnings, so that a JobSet with many ReplicatedJobs cannot produce
@@ -32,9 +34,10 @@ std::string child_job_name(std::string_view jobset, std::string_view replicated_
 std::string job_run(std::string_view jobset, std::string_view replicated_job, std::int64_t first,
                     std::int64_t last);
 
-// What each warning about one ReplicatedJob starts with: `replicatedJob "workers" scaled `, so
-// that a report can tell which ReplicatedJob a warning is about (and point at its replicas).
+// What each warning about one ReplicatedJob starts with: `replicatedJob "workers" scaled `.
 std::string scale_warning_prefix(std::string_view replicated_job);
+// Where a warning about c points: spec.replicatedJobs[c.index].replicas.
+field::Path replicas_path(const ReplicasChange& c);
 // The prefix and the change: `replicatedJob "workers" scaled down from 4 to 2: `.
 std::string scale_warning_head(const ReplicasChange& c);
 
@@ -58,12 +61,14 @@ std::string scale_warning_head(const ReplicasChange& c);
 // `hazards_elided` more counted but not written: they are elided only once the kept ones exceed
 // the budget, so the count of those left out includes them. The total stays under
 // kMaxWarningsBytes, ending in a count of the warnings left out.
-std::vector<std::string> scale_warnings(std::string_view jobset,
-                                        const std::vector<ReplicasChange>& changes,
-                                        bool scale_down_controller = false,
-                                        std::string_view managed_by = {},
-                                        const std::vector<std::string>& hazards = {},
-                                        std::size_t hazards_elided = 0,
-                                        std::int64_t notice_seconds = 0);
+// Each warning about a change is about its ReplicatedJob's replicas
+// (spec.replicatedJobs[index].replicas); a hazard keeps its own field; a count of those left out
+// is about the whole object.
+field::WarningList scale_warnings(std::string_view jobset,
+                                  const std::vector<ReplicasChange>& changes,
+                                  bool scale_down_controller = false,
+                                  std::string_view managed_by = {},
+                                  const field::WarningList& hazards = {},
+                                  std::size_t hazards_elided = 0, std::int64_t notice_seconds = 0);
 
 }  // namespace jobset_webhook::validation

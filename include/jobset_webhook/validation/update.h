@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "jobset_webhook/field/error.h"
+#include "jobset_webhook/field/warning.h"
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/policy.h"
 #include "jobset_webhook/validation/read.h"
@@ -29,8 +30,9 @@ inline constexpr std::string_view kValueImmutable = "Value is immutable";
 
 struct UpdateFindings {
   field::ErrorList errors;
-  // What a replicas change will do to the child Jobs; only filled when errors is empty.
-  std::vector<std::string> warnings;
+  // What a replicas change will do to the child Jobs, each at the replicas it is about; only
+  // filled when errors is empty.
+  field::WarningList warnings;
 };
 
 // old_js and new_js are whole JobSet objects whose spec, if present, is an object. A quantity of
