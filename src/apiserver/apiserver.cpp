@@ -48,30 +48,42 @@ Result<Stored> store(const Json& sent) {
   return Stored{std::move(object).value(), std::move(unknown).value()};
 }
 
-Result<Decision> admit(const Json& object, const Json* old_object, std::string_view name,
-                       const Policy& policy) {
+namespace {
+
+// decide for the hook on both objects, parsed once; `first` (the API server's own checks of the
+// parsed objects, null for none) refuses before decide when it finds errors.
+using FirstChecks = field::ErrorList (*)(JsonView old_object, JsonView object);
+Result<Decision> decide_parsed(Hook hook, const Json& object, const Json* old_object,
+                               std::string_view name, const Policy& policy, FirstChecks first) {
   auto view = ParsedView::of(object);
   if (!view.ok()) return view.failure();
   auto old_view = ParsedView::of(old_object != nullptr ? *old_object : Json(nullptr));
   if (!old_view.ok()) return old_view.failure();
-  AdmissionRequest request;
-  request.hook = Hook::kValidating;
-  request.operation = old_object != nullptr ? Operation::kUpdate : Operation::kCreate;
-  request.name = std::string(name);
-  request.object = view.value().root();
-  if (old_object != nullptr) request.old_object = old_view.value().root();
-  // The API server validates an UPDATE's new object against the CRD's schema, with ratcheting,
-  // before any webhook runs (CREATE's schema is part of the CREATE rules).
-  if (old_object != nullptr) {
+  if (first != nullptr) {
     Decision refused;
-    refused.errors =
-        validation::validate_update_schema(old_view.value().root(), view.value().root());
+    refused.errors = first(old_view.value().root(), view.value().root());
     if (!refused.errors.empty()) {
       refused.allowed = false;
       return refused;
     }
   }
+  AdmissionRequest request;
+  request.hook = hook;
+  request.operation = old_object != nullptr ? Operation::kUpdate : Operation::kCreate;
+  request.name = std::string(name);
+  request.object = view.value().root();
+  if (old_object != nullptr) request.old_object = old_view.value().root();
   return decide(request, policy);
+}
+
+}  // namespace
+
+Result<Decision> admit(const Json& object, const Json* old_object, std::string_view name,
+                       const Policy& policy) {
+  // The API server validates an UPDATE's new object against the CRD's schema, with ratcheting,
+  // before any webhook runs (CREATE's schema is part of the CREATE rules).
+  return decide_parsed(Hook::kValidating, object, old_object, name, policy,
+                       old_object != nullptr ? &validation::validate_update_schema : nullptr);
 }
 
 Result<Decision> admit_scaler(const Json& scaler, const Json* old_scaler, std::string_view name) {
@@ -85,17 +97,9 @@ Result<Decision> admit_scaler(const Json& scaler, const Json* old_scaler, std::s
   }
   Json old_stored = old_scaler != nullptr ? *old_scaler : Json(nullptr);
   validation::apply_replicated_job_scaler_default(old_stored);
-  auto view = ParsedView::of(stored);
-  if (!view.ok()) return view.failure();
-  auto old_view = ParsedView::of(old_stored);
-  if (!old_view.ok()) return old_view.failure();
-  AdmissionRequest request;
-  request.hook = Hook::kValidatingScaler;
-  request.operation = old_scaler != nullptr ? Operation::kUpdate : Operation::kCreate;
-  request.name = std::string(name);
-  request.object = view.value().root();
-  if (old_scaler != nullptr) request.old_object = old_view.value().root();
-  return decide(request, Policy{});  // the scaler's rules read no policy
+  // The scaler's rules read no policy.
+  return decide_parsed(Hook::kValidatingScaler, stored,
+                       old_scaler != nullptr ? &old_stored : nullptr, name, Policy{}, nullptr);
 }
 
 }  // namespace jobset_webhook::apiserver

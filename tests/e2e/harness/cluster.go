@@ -744,12 +744,17 @@ func (c *Cluster) registerJobSetWebhooks() error {
 	if err != nil {
 		return err
 	}
-	// The manager is ready (/readyz) once its webhook server listens, and registers the webhooks'
-	// paths only after its caches have synced, a second or two later; until then the server
-	// answers 404, and a JobSet created then is refused with "failed calling webhook
-	// "vjobset.kb.io": ... the server could not find the requested resource".
+	return c.waitWebhookPaths("JobSet manager's webhooks", nil, urls)
+}
+
+// waitWebhookPaths waits until a controller-runtime manager's webhook server answers each of
+// urls with anything but 404. The manager is ready (/readyz) once its webhook server listens,
+// and registers the webhooks' paths only after its caches have synced, a second or two later;
+// until then the server answers 404, and an object written then is refused with "failed calling
+// webhook "vjobset.kb.io": ... the server could not find the requested resource".
+func (c *Cluster) waitWebhookPaths(what string, p *proc, urls []string) error {
 	cl := c.adminClient()
-	return c.waitFor("JobSet manager's webhooks", nil, 60*time.Second, func() error {
+	return c.waitFor(what, p, 60*time.Second, func() error {
 		for _, u := range urls {
 			resp, err := cl.Post(u, "application/json", strings.NewReader("{}"))
 			if err != nil {

@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,20 +223,7 @@ func (k *Kueue) registerWebhooks(namespaces []string) error {
 	if len(urls) != 2 {
 		return fmt.Errorf("Kueue's webhook manifests name %d JobSet webhooks, want 2 (mjobset.kb.io, vjobset.kb.io)", len(urls))
 	}
-	cl := c.adminClient()
-	return c.waitFor("Kueue's JobSet webhooks", k.p, 60*time.Second, func() error {
-		for _, u := range urls {
-			resp, err := cl.Post(u, "application/json", strings.NewReader("{}"))
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusNotFound {
-				return fmt.Errorf("%s: 404", u)
-			}
-		}
-		return nil
-	})
+	return c.waitWebhookPaths("Kueue's JobSet webhooks", k.p, urls)
 }
 
 // Stop undoes StartKueue, each step whatever the one before did, and returns what failed.
