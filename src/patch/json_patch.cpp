@@ -1,13 +1,73 @@
 #include "jobset_webhook/patch/json_patch.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace jobset_webhook::patch {
+namespace {
+
+// True when two members of object share a key: sorted names, compared neighbour by neighbour.
+bool has_duplicate_key(JsonObjectView object, std::size_t size) {
+  std::vector<std::string_view> keys;
+  keys.reserve(size);
+  for (const auto field : object) keys.push_back(field.key);
+  std::sort(keys.begin(), keys.end());
+  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+}
+
+// The view as Json, with the types Json::parse gives its text: a non-negative integer unsigned, a
+// negative one signed, a number with a fraction or exponent a double.
+Json convert(JsonView value) {
+  switch (value.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      const JsonObjectView object = value.get_object().value_unsafe();
+      Json out = Json::object();
+      auto& members = out.get_ref<Json::object_t&>();
+      const std::size_t size = object.size();
+      if (has_duplicate_key(object, size)) {
+        // As Json::parse reads one: the last value, at the first key's place.
+        for (const auto field : object) out[std::string(field.key)] = convert(field.value);
+        return out;
+      }
+      // Keys known to be distinct are appended as they come: the ordered map's own insert looks
+      // each key up in a list, which makes a map of n keys cost n squared.
+      members.reserve(size);
+      for (const auto field : object)
+        members.Json::object_t::Container::emplace_back(std::string(field.key),
+                                                        convert(field.value));
+      return out;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      const JsonArrayView array = value.get_array().value_unsafe();
+      Json out = Json::array();
+      for (const auto item : array) out.push_back(convert(item));
+      return out;
+    }
+    case simdjson::dom::element_type::STRING:
+      return Json(std::string(value.get_string().value_unsafe()));
+    case simdjson::dom::element_type::INT64: {
+      const std::int64_t n = value.get_int64().value_unsafe();
+      return n >= 0 ? Json(static_cast<std::uint64_t>(n)) : Json(n);
+    }
+    case simdjson::dom::element_type::UINT64: return Json(value.get_uint64().value_unsafe());
+    case simdjson::dom::element_type::DOUBLE: return Json(value.get_double().value_unsafe());
+    case simdjson::dom::element_type::BOOL: return Json(value.get_bool().value_unsafe());
+    case simdjson::dom::element_type::NULL_VALUE: break;
+  }
+  return Json(nullptr);
+}
+
+}  // namespace
 
 Result<Json> to_json(JsonView value) {
-  // simdjson writes the view back out as compact JSON; nlohmann reads it. Both sides agree on
-  // every valid document, the catch is only for nlohmann's own limits.
+  // Walked, not written out and parsed again: Json::parse inserts each key of an object with a
+  // look-up in the keys before it (nlohmann's ordered_map), quadratic in a large map's size.
   try {
-    return Json::parse(simdjson::to_string(value));
-  } catch (const Json::exception& e) {
+    return convert(value);
+  } catch (const std::exception& e) {
     return invalid_argument(std::string("cannot convert the object: ") + e.what());
   }
 }

@@ -77,3 +77,38 @@ TEST_CASE("A parsed view converts to the same document", "[patch]") {
   REQUIRE(out.ok());
   CHECK(out.value() == Json::parse(text));
 }
+
+TEST_CASE("A converted view keeps the key order and the number types Json::parse gives",
+          "[patch]") {
+  const std::string text =
+      R"({"z":1,"a":-1,"m":18446744073709551615,"f":1.0,"e":2e3,"s":"x","n":null,"l":[{"y":0}]})";
+  const auto out = patch::to_json(Parsed(text));
+  REQUIRE(out.ok());
+  const Json parsed = Json::parse(text);
+  CHECK(out.value().dump() == parsed.dump());
+  for (const auto& [key, value] : parsed.items()) {
+    INFO(key);
+    CHECK(out.value()[key].type() == value.type());
+  }
+}
+
+TEST_CASE(
+    "A converted view with a key twice keeps the last value at the first place, as parse does",
+    "[patch]") {
+  const std::string text = R"({"a":1,"b":2,"a":3})";
+  const auto out = patch::to_json(Parsed(text));
+  REQUIRE(out.ok());
+  CHECK(out.value().dump() == R"({"a":3,"b":2})");
+  CHECK(out.value().dump() == Json::parse(text).dump());
+}
+
+TEST_CASE("A large map converts whole, in its order", "[patch]") {
+  std::string text = "{";
+  for (int i = 0; i < 20000; ++i)
+    text += (i ? ",\"k" : "\"k") + std::to_string(20000 - i) + "\":\"v\"";
+  text += "}";
+  const auto out = patch::to_json(Parsed(text));
+  REQUIRE(out.ok());
+  CHECK(out.value().size() == 20000);
+  CHECK(out.value().dump() == text);
+}
