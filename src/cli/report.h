@@ -76,9 +76,9 @@ struct Report {
   // Of every kind: what the exit code reads.
   std::size_t denied() const;
   // "check: 3 JobSets: 1 denied, 2 allowed (1 updated, 1 created); 1 deleted; 2 other objects
-  // skipped" (validate leaves out the parenthesis and the deletions), then
-  // "; 1 ReplicatedJobScaler: 0 denied, 1 allowed (...)" in the same form when there are scalers,
-  // then "; 1 file left out" when there are notes.
+  // skipped" (validate leaves out the parenthesis and the deletions); when there are scalers,
+  // "; 1 ReplicatedJobScaler: 0 denied, 1 allowed (...)" in the same form before the objects
+  // skipped; then "; 1 file left out" when there are notes.
   std::string summary() const;
 };
 
