@@ -33,7 +33,7 @@ void apply_crd_defaults(Json& jobset) {
 Result<Json> create_defaults(const Json& jobset) {
   const auto view = ParsedView::of(jobset);
   if (!view.ok()) return view.failure();
-  auto defaulted = defaulting::create_defaults(view.value().root(), &jobset);
+  auto defaulted = defaulting::create_defaults(view.value().root());
   if (!defaulted.ok()) return defaulted.failure();
   if (!defaulted.value()) return jobset;
   return std::move(defaulted.value()->object);

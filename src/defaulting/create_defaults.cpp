@@ -11,7 +11,7 @@ namespace jobset_webhook::defaulting {
 // what a webhook added (apiserver v0.37.2, pkg/admission/plugin/webhook/mutating/dispatcher.go,
 // callAttrMutatingHook: the patched object is decoded and then defaulted by the object's
 // defaulter). Each step reads the object the step before it left.
-Result<std::optional<Defaulted>> create_defaults(JsonView js, const Json* source) {
+Result<std::optional<Defaulted>> create_defaults(JsonView js) {
   const auto cannot = [](const std::string& what, const Failure& failure) {
     return internal_error(what + failure.message);
   };
@@ -20,7 +20,6 @@ Result<std::optional<Defaulted>> create_defaults(JsonView js, const Json* source
   JsonView current = js;
   // Applies ops to the document (a copy of js made at the first change) and reads it again.
   const auto apply = [&](const Json& ops, const std::string& what) -> std::optional<Failure> {
-    if (!document && source != nullptr) document = *source;
     if (!document) {
       auto copy = patch::to_json(js);
       if (!copy.ok()) return cannot(what, copy.failure());

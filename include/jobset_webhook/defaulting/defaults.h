@@ -64,10 +64,6 @@ struct Defaulted {
   Json object;      // what the API server stores
   ParsedView view;  // object, as read for the last step: the view the rules read
 };
-// `document`, when given, is js as a Json value (what the caller read js from): the defaults are
-// applied to a copy of it instead of to js re-read as Json, whose ordered objects insert each key
-// with a scan of those before it (quadratic in a map of 60,000 labels).
-[[nodiscard]] Result<std::optional<Defaulted>> create_defaults(JsonView js,
-                                                               const Json* document = nullptr);
+[[nodiscard]] Result<std::optional<Defaulted>> create_defaults(JsonView js);
 
 }  // namespace jobset_webhook::defaulting
