@@ -100,7 +100,7 @@ std::optional<std::string_view> kind_judged(std::string_view api_version, std::s
   for (const auto& judged : {admission::kJobSetKind, admission::kScalerKind}) {
     if (kind == judged.kind &&
         api_version == std::string(judged.group) + "/" + std::string(judged.version)) {
-      return judged.kind == admission::kKind ? kJobSetKindName : kScalerKindName;
+      return judged.kind;
     }
   }
   return std::nullopt;

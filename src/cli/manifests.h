@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "documents.h"
+#include "jobset_webhook/admission/review.h"
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/result.h"
 
@@ -31,9 +32,9 @@ struct Location {
   std::string to_string() const;
 };
 
-// The kinds read as manifests to judge (admission::kJobSetKind, admission::kScalerKind).
-inline constexpr std::string_view kJobSetKindName = "JobSet";
-inline constexpr std::string_view kScalerKindName = "ReplicatedJobScaler";
+// The kinds read as manifests to judge.
+inline constexpr std::string_view kJobSetKindName = admission::kJobSetKind.kind;
+inline constexpr std::string_view kScalerKindName = admission::kScalerKind.kind;
 
 // A JobSet, or a ReplicatedJobScaler (kind says which): both are read, placed and paired alike.
 struct JobSetManifest {
