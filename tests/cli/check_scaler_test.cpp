@@ -10,6 +10,7 @@
 #include "cli/report.h"
 #include "support/admission.h"
 #include "support/jobset_builder.h"
+#include "support/manifests.h"
 #include "support/review_builder.h"
 #include "support/scaler_builder.h"
 
@@ -21,18 +22,10 @@ using jobset_webhook::testing::MakeJobSet;
 using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::MakeReview;
 using jobset_webhook::testing::MakeScaler;
+using jobset_webhook::testing::manifests_of;
 using jobset_webhook::testing::server_response;
 
 namespace {
-
-cli::Manifests manifests_of(const std::vector<Json>& objects, const std::string& file) {
-  std::string text;
-  for (const auto& o : objects) text += "---\n" + cli::to_yaml(o);
-  auto m = cli::parse_manifests(text, file);
-  INFO((m.ok() ? "" : m.failure().message));
-  REQUIRE(m.ok());
-  return std::move(m).value();
-}
 
 cli::Report validated(const std::vector<Json>& objects) {
   auto report = cli::validate_manifests(manifests_of(objects, "new.yaml"), Policy{});

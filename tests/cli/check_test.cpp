@@ -15,6 +15,7 @@
 #include "jobset_webhook/patch/json_patch.h"
 #include "support/admission.h"
 #include "support/jobset_builder.h"
+#include "support/manifests.h"
 #include "support/review_builder.h"
 #include "support/files.h"
 #include "support/sample_reviews.h"
@@ -29,6 +30,7 @@ using jobset_webhook::Policy;
 using jobset_webhook::testing::MakeJobSet;
 using jobset_webhook::testing::MakeReplicatedJob;
 using jobset_webhook::testing::MakeReview;
+using jobset_webhook::testing::manifests_of;
 using jobset_webhook::testing::ReplicatedJobBuilder;
 using jobset_webhook::testing::server_response;
 
@@ -66,14 +68,6 @@ Verdict server_verdict(const Json* old_manifest, const Json& new_manifest,
   if (response.contains("warnings"))
     v.warnings = response.at("warnings").get<std::vector<std::string>>();
   return v;
-}
-
-cli::Manifests manifests_of(const std::vector<Json>& objects, const std::string& file) {
-  std::string text;
-  for (const auto& o : objects) text += "---\n" + cli::to_yaml(o);
-  auto m = cli::parse_manifests(text, file);
-  REQUIRE(m.ok());
-  return std::move(m).value();
 }
 
 cli::Report checked(const std::vector<Json>& old_objects, const std::vector<Json>& new_objects,
