@@ -5,7 +5,8 @@
 # version tests/e2e/jobset/go.mod requires. Skipped (exit 77, Meson's SKIP) when the module is not
 # in the cache (`scripts/dev e2e-go` fetches it) or python3-yaml is missing.
 root=$1
-version=$(sed -n 's/^require sigs.k8s.io\/jobset \(v[^ ]*\)$/\1/p' "$root/tests/e2e/jobset/go.mod")
+# The require line, alone or in a require block.
+version=$(sed -n 's/^\(require\)\{0,1\}[[:space:]]*sigs\.k8s\.io\/jobset \(v[^ ]*\)$/\2/p' "$root/tests/e2e/jobset/go.mod")
 modcache=${GOMODCACHE:-}
 if [ -z "$modcache" ] && command -v go >/dev/null 2>&1; then modcache=$(go env GOMODCACHE); fi
 modcache=${modcache:-${GOPATH:-$HOME/go}/pkg/mod}

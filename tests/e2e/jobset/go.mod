@@ -1,11 +1,17 @@
 // Upstream JobSet's controller manager at the release that docs/install.md pairs us with,
 // built from the Go module proxy. A module of its own: it is built against k8s.io v0.36,
-// the control plane module against v0.37. See docs/e2e.md.
+// the control plane module against v0.37. cmd/fieldkinds, which writes the field-kinds tables
+// from upstream's types, imports k8s.io/api and apimachinery at the versions JobSet requires.
+// See docs/e2e.md.
 module jobset-webhook/tests/e2e/jobset
 
 go 1.26.0
 
-require sigs.k8s.io/jobset v0.12.0
+require (
+	k8s.io/api v0.36.0
+	k8s.io/apimachinery v0.36.0
+	sigs.k8s.io/jobset v0.12.0
+)
 
 require (
 	cel.dev/expr v0.25.1 // indirect
@@ -78,9 +84,7 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.36.0 // indirect
 	k8s.io/apiextensions-apiserver v0.36.0 // indirect
-	k8s.io/apimachinery v0.36.0 // indirect
 	k8s.io/apiserver v0.36.0 // indirect
 	k8s.io/client-go v0.36.0 // indirect
 	k8s.io/component-base v0.36.0 // indirect
