@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Turns the field-kinds table (JSON) into a C++ array the core compiles in.
 
-The table lists every field of a ReplicatedJob with its Go kind, derived from the Kubernetes
-core/v1 and batch/v1 types; see the "_doc" entry of the JSON files. Usage:
+The table lists every field of a ReplicatedJob with its Go kind. The JSON files are themselves
+generated from the Go types (upstream JobSet's ReplicatedJob, batch/v1 and core/v1) by
+tests/e2e/jobset/cmd/fieldkinds: `scripts/dev field-kinds` rewrites them, the meson test
+'field kinds drift' holds them to the types; see the "_doc" entry of the JSON files. Usage:
   gen_field_kinds.py OUTPUT.inc TABLE.json [ELEMENTS.json...]
 TABLE.json holds the rows of a ReplicatedJob. Each ELEMENTS.json maps Go types to the rows of
 one entry of a list of that type, relative to the entry (".name"); a row of TABLE.json for a

@@ -49,3 +49,21 @@ TEST_CASE("The kind table covers the ReplicatedJob's own fields", "[validation][
   }
   CHECK(rj.field("dependsOn")->shape == v::Shape::kSlice);
 }
+
+// types.UID is `type UID string` (k8s.io/apimachinery pkg/types/uid.go), which
+// Semantic.DeepEqual compares as the string it is. The hand-kept table called it "special"; the
+// generated one (tests/e2e/jobset/cmd/fieldkinds) knows it by its Go kind.
+TEST_CASE("A uid is a plain string", "[validation][field_kinds]") {
+  for (const char* path : {"template.metadata.uid", "template.metadata.ownerReferences[].uid",
+                           "template.spec.template.metadata.uid",
+                           "template.spec.template.spec.volumes[].ephemeral.volumeClaimTemplate."
+                           "metadata.ownerReferences[].uid"}) {
+    DYNAMIC_SECTION(path) {
+      const auto* uid = v::find_kind(path);
+      REQUIRE(uid);
+      CHECK_FALSE(uid->pointer);
+      CHECK(uid->shape == v::Shape::kScalar);
+      CHECK(uid->scalar == v::ScalarKind::kString);
+    }
+  }
+}
