@@ -271,8 +271,7 @@ Result<ReviewAnswer> parse_and_answer(std::string_view body, bool padded, const 
                                       Hook hook) {
   // The parser is the only state the core keeps between reviews; it holds no request data that
   // outlives the call.
-  auto lease = parser_pool().borrow();
-  lease.parsed(body.size());
+  auto lease = parser_pool().borrow(body.size());
   simdjson::dom::parser& parser = lease.parser();
   const bool copy_first = !padded;
   const auto error = parser.parse(body.data(), body.size(), copy_first).error();
@@ -290,6 +289,10 @@ Result<ReviewAnswer> parse_and_answer(std::string_view body, bool padded, const 
 
 Result<ReviewAnswer> answer_review(std::string_view body, const Policy& policy, Hook hook) {
   return parse_and_answer(body, false, policy, hook);
+}
+
+void keep_large_parsers(std::size_t count, std::size_t max_body_bytes) {
+  parser_pool().keep_large(count, max_body_bytes);
 }
 
 Result<ReviewAnswer> answer_padded_review(std::string_view body, const Policy& policy, Hook hook) {

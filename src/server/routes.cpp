@@ -95,12 +95,14 @@ Result<MemoryBudget::Reservation> reserve_body(const Request& req, const ServerO
 // in advance), and none of it after the deadline.
 Result<std::string> read_body(const Request& req, const RequestHead& head,
                               const ContentReader& reader, std::size_t max_request_bytes,
-                              std::optional<Clock::time_point> deadline) {
-  std::string body;
-  if (!head.has_body) return body;
+                              std::optional<Clock::time_point> deadline,
+                              LargeBodyBuffers& large_bodies) {
+  if (!head.has_body) return std::string();
   // Room for the padding too, so that the core parses the body where it is (the head checks have
   // already refused a Content-Length over the limit).
-  if (head.content_length) body.reserve(*head.content_length + admission::kInPlacePadding);
+  std::string body = head.content_length
+                         ? large_bodies.take(*head.content_length + admission::kInPlacePadding)
+                         : std::string();
   bool too_large = false, late = false;
   const bool complete = reader([&](const char* data, std::size_t n) {
     if (n > max_request_bytes - body.size()) {
@@ -147,7 +149,7 @@ void answer_internal_error(Response& res, ServerMetrics& metrics, const runtime:
 
 void answer(const Request& req, Response& res, const ContentReader& reader, Hook hook,
             std::size_t route, const ServerOptions& options, ServerMetrics& metrics,
-            MemoryBudget& budget, ConnectionContext& conn) {
+            MemoryBudget& budget, LargeBodyBuffers& large_bodies, ConnectionContext& conn) {
   const auto in_flight = metrics.in_flight(route);
   const auto deadline = conn.request.deadline;
   // Until the whole body is read, any way out of here (a refusal, an exception) leaves the rest
@@ -162,13 +164,14 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
                                                                   : reservation.value().bytes();
   // Held until the response is written and the request's buffers are freed.
   conn.request.reservation = std::move(reservation.value());
-  auto body = read_body(req, head, reader, limit, deadline);
+  auto body = read_body(req, head, reader, limit, deadline, large_bodies);
   if (!body.ok()) return refuse(res, body.failure(), conn);
   conn.close_after_response = false;
   conn.request.body_bytes = body.value().size();
   if (deadline && Clock::now() > *deadline) return refuse(res, timed_out(req), conn);
   const auto judging = Clock::now();
   auto reply = options.answer_review(body.value(), options.policy, hook);
+  large_bodies.give_back(std::move(body.value()));
   if (!reply.ok()) return refuse(res, reply.failure(), conn);
   metrics.count_review(route, reply.value().summary, Clock::now() - judging);
   conn.request.review = std::move(reply.value().summary);
@@ -180,7 +183,7 @@ void answer(const Request& req, Response& res, const ContentReader& reader, Hook
 }  // namespace
 
 void install_routes(HttpsServer& server, const ServerOptions& options, ServerMetrics& metrics,
-                    MemoryBudget& budget, const runtime::Log& log) {
+                    MemoryBudget& budget, LargeBodyBuffers& large_bodies, const runtime::Log& log) {
   const std::size_t max_request_bytes = options.max_request_bytes;
   // curl and others send Expect: 100-continue before a large body; refuse from the head there too,
   // so that the body is never sent.
@@ -204,11 +207,11 @@ void install_routes(HttpsServer& server, const ServerOptions& options, ServerMet
     const std::size_t route = ServerMetrics::route_of(path).value();
     server.Post(
         std::string(path),
-        HttpsServer::with_connection([&options, &metrics, &budget, &log, hook = hook, route](
-                                         const Request& req, Response& res,
-                                         const ContentReader& reader, ConnectionContext& conn) {
+        HttpsServer::with_connection([&options, &metrics, &budget, &large_bodies, &log, hook = hook,
+                                      route](const Request& req, Response& res,
+                                             const ContentReader& reader, ConnectionContext& conn) {
           try {
-            answer(req, res, reader, hook, route, options, metrics, budget, conn);
+            answer(req, res, reader, hook, route, options, metrics, budget, large_bodies, conn);
           } catch (...) {
             answer_internal_error(res, metrics, log, conn);
           }

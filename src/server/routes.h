@@ -18,6 +18,7 @@
 
 #include "https_server.h"
 #include "jobset_webhook/runtime/log.h"
+#include "large_body_buffers.h"
 #include "memory_budget.h"
 #include "jobset_webhook/server/options.h"
 #include "server_metrics.h"
@@ -27,9 +28,10 @@ namespace jobset_webhook::server {
 // Every body is reserved in budget before it is read (memory_budget.h), and held there until its
 // response is written: one larger than the budget is refused with 413, one that finds no room
 // before its ?timeout= or the read timeout is answered 504, as a request out of time.
+// Large bodies are read into large_bodies' kept buffers where it has one.
 // Uses options.policy, options.max_request_bytes, options.read_timeout and options.answer_review.
-// options, metrics, budget and log must outlive server.
+// options, metrics, budget, large_bodies and log must outlive server.
 void install_routes(HttpsServer& server, const ServerOptions& options, ServerMetrics& metrics,
-                    MemoryBudget& budget, const runtime::Log& log);
+                    MemoryBudget& budget, LargeBodyBuffers& large_bodies, const runtime::Log& log);
 
 }  // namespace jobset_webhook::server

@@ -22,8 +22,14 @@ AdmissionServer::AdmissionServer(const ServerOptions& options, const runtime::Lo
     : options_(options),
       log_(log),
       metrics_(std::make_unique<ServerMetrics>()),
-      budget_(std::make_unique<MemoryBudget>(options.max_inflight_bytes)) {
+      budget_(std::make_unique<MemoryBudget>(options.max_inflight_bytes -
+                                             kept_large_body_bytes(options.max_inflight_bytes))),
+      large_bodies_(std::make_unique<LargeBodyBuffers>(
+          kept_large_body_bytes(options.max_inflight_bytes) > 0 ? kKeptLargeBodies : 0,
+          kKeptLargeBodyBytes)) {
   metrics_->watch_memory_budget(*budget_);
+  // Process-wide, like the parsers: the last server started in a process sets it.
+  admission::keep_large_parsers(large_bodies_->count(), kKeptLargeBodyBytes);
 }
 
 Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOptions& options,
@@ -42,7 +48,7 @@ Result<std::unique_ptr<AdmissionServer>> AdmissionServer::start(const ServerOpti
     return invalid_argument(std::string("cannot set up TLS: ") +
                             (reason != nullptr ? reason : "unknown error"));
   }
-  install_routes(*s->https_, s->options_, *s->metrics_, *s->budget_, log);
+  install_routes(*s->https_, s->options_, *s->metrics_, *s->budget_, *s->large_bodies_, log);
   errno = 0;
   s->port_ = s->https_->bind(options.bind_address, options.port);
   if (s->port_ < 0) return cannot_listen(options.bind_address, options.port, errno);

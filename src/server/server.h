@@ -27,6 +27,7 @@
 #include "health.h"
 #include "https_server.h"
 #include "jobset_webhook/runtime/log.h"
+#include "large_body_buffers.h"
 #include "memory_budget.h"
 #include "metrics_server.h"
 #include "jobset_webhook/server/options.h"
@@ -64,8 +65,9 @@ class AdmissionServer {
 
   const ServerOptions options_;
   const runtime::Log& log_;
-  std::unique_ptr<ServerMetrics> metrics_;  // first: everything else counts into it
-  std::unique_ptr<MemoryBudget> budget_;    // read by metrics_' scrapes, used by https_
+  std::unique_ptr<ServerMetrics> metrics_;          // first: everything else counts into it
+  std::unique_ptr<MemoryBudget> budget_;            // read by metrics_' scrapes, used by https_
+  std::unique_ptr<LargeBodyBuffers> large_bodies_;  // used by https_
   std::unique_ptr<CredentialReloader> reloader_;
   ClientNameCheck client_names_;  // read by handshakes: outlives https_
   std::unique_ptr<HttpsServer> https_;

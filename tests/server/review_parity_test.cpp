@@ -171,3 +171,32 @@ TEST_CASE("serve refuses the scale hazards its policy denies, as handle_review d
   REQUIRE(res);
   CHECK(res->body == expected.value());
 }
+
+TEST_CASE("serve answers large reviews of changing sizes as handle_review, through kept buffers",
+          "[server][parity][memory]") {
+  const auto pki = t::make_pki();
+  t::TestServer server(t::test_options(pki));
+  const auto client = server.client(pki.ca_crt());
+  // Sizes around the kept buffers' and parsers' limits (memory_sizing.h), growing and shrinking,
+  // so that a kept buffer or parser is reused for a smaller body and grown for a larger one; the
+  // last past the size kept. Two differing label values in each, so that a stale byte of an
+  // earlier body would change the answer.
+  for (const std::size_t kib : {300, 1200, 400, 1500, 280, 2000}) {
+    INFO(kib << " KiB, on one server one after the other");
+    // In both objects: the body is about `kib` KiB.
+    const std::string pad((kib << 10) / 2, static_cast<char>('a' + kib % 26));
+    auto old_object = jobset("bash:5.1", 1);
+    auto new_object = jobset("bash:5.1", 2);
+    old_object["metadata"]["labels"]["pad"] = pad;
+    new_object["metadata"]["labels"]["pad"] = pad;
+    new_object["metadata"]["labels"]["size"] = std::to_string(kib);
+    const std::string body = MakeReview().Update(old_object, new_object).Text();
+    const auto expected =
+        jobset_webhook::admission::handle_review(body, Policy{}, Hook::kValidating);
+    REQUIRE(expected.ok());
+    const auto res = client->Post(kValidate.c_str(), body, "application/json");
+    REQUIRE(res);
+    CHECK(res->status == 200);
+    CHECK(res->body == expected.value());
+  }
+}

@@ -85,12 +85,19 @@ struct ReviewAnswer {
 inline constexpr std::size_t kInPlacePadding = simdjson::SIMDJSON_PADDING;
 
 // A body larger than this is rare (a typical review is a few KiB, a large one 60 KB) and leaves
-// freed buffers of several times its size behind: the parser that read it is not kept for the next
-// review (ParserPool), the server hands freed memory back to the system after answering it
-// (HttpsServer), and `serve` maps blocks of this size and more on their own (server::run).
-// Kept, idle parsers hold at most about ten times this each, twice as many as there are cores:
-// a few MiB, not the tens of MiB that keeping 1 MiB bodies' parsers held after a burst.
+// freed buffers of several times its size behind: the parser that read it is kept for the next
+// review only where keep_large_parsers() says so, the server hands freed memory back to the system
+// after answering it (HttpsServer), and `serve` maps blocks of this size and more on their own
+// (server::run). Kept, idle parsers of smaller bodies hold at most about ten times this each, twice
+// as many as there are cores: a few MiB, not the tens of MiB that keeping every 1 MiB body's
+// parser held after a burst.
 inline constexpr std::size_t kLargeBodyBytes = 256 << 10;
+
+// Lets the reviews of this process keep up to `count` parsers of bodies larger than
+// kLargeBodyBytes, of at most `max_body_bytes` each, between reviews (none by default). Each holds
+// the pages it wrote, several times the largest body it read: `serve` charges them to its memory
+// budget (memory_sizing.h).
+void keep_large_parsers(std::size_t count, std::size_t max_body_bytes);
 
 // answer_review for a body followed by kInPlacePadding readable bytes, parsed in place: the copy
 // answer_review makes first is a 60 KB memcpy for a typical review, and it evicts the body the

@@ -36,6 +36,19 @@ inline constexpr std::size_t kBytesPerConnection =
 // densest (tiny replicatedJobs, 1 and 6.7 MB).
 inline constexpr std::size_t kResidentPerBodyByte = 6;
 
+// Parsers and body buffers kept between large reviews (over admission::kLargeBodyBytes): made
+// fresh for every such body, their pages were mapped and faulted in anew each time, about 1,200
+// page faults and most of the CPU of a 1.1 MB review. Up to kKeptLargeBodies of each are kept, for
+// bodies of at most kKeptLargeBodyBytes; what they hold (the body's bytes, and the parser's pages,
+// at most what a request's peak holds) is taken out of the budget for bodies, so the sum below
+// stays the bound. Nothing is kept when that would take more than a quarter of the budget.
+inline constexpr std::size_t kKeptLargeBodies = 2;
+inline constexpr std::size_t kKeptLargeBodyBytes = 3 * kMiB / 2;
+constexpr std::size_t kept_large_body_bytes(std::size_t max_inflight_bytes) {
+  constexpr std::size_t kept = kKeptLargeBodies * kKeptLargeBodyBytes;
+  return max_inflight_bytes >= 4 * kept ? kept : 0;
+}
+
 // The most memory `serve` can be charged for with these settings: every connection in a request
 // head with a full receive buffer while the budget is full of bodies all at their peak.
 constexpr std::size_t memory_needed(std::size_t max_inflight_bytes, std::size_t max_connections) {
