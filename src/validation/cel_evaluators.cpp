@@ -11,21 +11,44 @@
 namespace jobset_webhook::validation {
 namespace {
 
-// JobSetSpec (api/jobset/v1alpha2/jobset_types.go): "StartupPolicy and DependsOn APIs are
-// mutually exclusive".
-bool startup_order_excludes_depends_on(JsonView spec) {
-  if (string_of(at(spec, {"startupPolicy", "startupPolicyOrder"})) != "InOrder") return true;
-  const auto rjobs = items_of(member(spec, "replicatedJobs"));
-  return std::none_of(rjobs.begin(), rjobs.end(),
-                      [](JsonView r) { return member(r, "dependsOn").has_value(); });
+// cel-go's error for a field of an object the object does not have, which a select (`self.x`)
+// reads and has() does not (k8s.io/apiserver v0.36 pkg/cel/common/valuesunstructured.go,
+// unstructuredMap.Get).
+CelResult no_such_key(std::string_view field) {
+  return {false, "no such key: " + std::string(field)};
 }
 
-// VolumeClaimPolicy: "namespace cannot be set for VolumeClaimPolicies templates".
-bool claim_templates_have_no_namespace(JsonView policy) {
-  const auto templates = items_of(member(policy, "templates"));
-  return std::all_of(templates.begin(), templates.end(), [](JsonView t) {
-    return string_or_empty(at(t, {"metadata", "namespace"})).empty();
-  });
+// JobSetSpec (api/jobset/v1alpha2/jobset_types.go): "StartupPolicy and DependsOn APIs are
+// mutually exclusive". && stops at the first false, so replicatedJobs is read only under InOrder.
+CelResult startup_order_excludes_depends_on(JsonView spec) {
+  const MaybeJson policy = member(spec, "startupPolicy");
+  if (!policy) return {};
+  const MaybeJson order = member(policy, "startupPolicyOrder");
+  if (!order) return no_such_key("startupPolicyOrder");
+  if (string_of(order) != "InOrder") return {};
+  const MaybeJson rjobs = member(spec, "replicatedJobs");
+  if (!rjobs) return no_such_key("replicatedJobs");
+  const auto entries = items_of(rjobs);
+  return {std::none_of(entries.begin(), entries.end(),
+                       [](JsonView r) { return member(r, "dependsOn").has_value(); }),
+          ""};
+}
+
+// VolumeClaimPolicy: "namespace cannot be set for VolumeClaimPolicies templates". all() is false
+// when one entry is false, whatever the others give; else an entry's error is the result.
+CelResult claim_templates_have_no_namespace(JsonView policy) {
+  const MaybeJson templates = member(policy, "templates");
+  if (!templates) return no_such_key("templates");
+  CelResult result;
+  for (const JsonView t : items_of(templates)) {
+    const MaybeJson metadata = member(t, "metadata");
+    if (!metadata) {
+      if (result.error.empty()) result = no_such_key("metadata");
+      continue;
+    }
+    if (!string_or_empty(member(metadata, "namespace")).empty()) return {false, ""};
+  }
+  return result;
 }
 
 constexpr std::array kEvaluators = {

@@ -24,12 +24,19 @@ enum class CelWhen {
                 // kCelImmutableSpecFields and dependsOn's kValueImmutable)
 };
 
+// What a rule gives for one value: true, false, or no value at all, as when the rule reads a field
+// the object does not have (CEL's "no such key: <field>").
+struct CelResult {
+  bool holds = true;
+  std::string error;  // non-empty: the rule did not evaluate, and why, in cel-go's words
+};
+
 struct CelEvaluator {
   std::string_view rule;  // the CEL text, byte for byte as the CRD writes it
   CelWhen when;
-  // Whether the rule holds for self, the value at the rule's node (never null: the API server
-  // runs no rule on an absent value). nullptr for an UPDATE-only rule.
-  bool (*holds)(JsonView self);
+  // The rule on self, the value at the rule's node (never null: the API server runs no rule on an
+  // absent value). nullptr for an UPDATE-only rule.
+  CelResult (*evaluate)(JsonView self);
 };
 
 // The evaluator of a rule text, nullptr when none is registered.
@@ -43,7 +50,9 @@ std::string cel_rule_problem(const CelRule& rule);
 // The CREATE-time rules of the node schema and every node under it, on the value v at path (the
 // whole object at an empty path, as strategy.go runs them), in validation.go's order: a node's
 // rules, then its additionalProperties' values, then its properties. A failed rule adds the API server's error: the table's message (else
-// "failed rule: <rule>"), at path plus fieldPath, the value omitted for an object or a list.
+// "failed rule: <rule>"), at path plus fieldPath, the value omitted for an object or a list; a
+// rule that does not evaluate, `<error> evaluating rule: <message>` at path with the node's type
+// as the value.
 void validate_cel_create(const CrdSchema& schema, JsonView v, const field::Path& path,
                          field::ErrorList& errs);
 

@@ -48,7 +48,16 @@ void check_rules(const CrdSchema& schema, JsonView self, const field::Path& path
     // UPDATE-only rule has no old value to compare with on CREATE (validation.go: "transition
     // rules are evaluated only if there is a comparable existing value").
     if (evaluator == nullptr || evaluator->when == CelWhen::kUpdateOnly) continue;
-    if (!evaluator->holds(self)) errs.push_back(error_of(rule, schema, self, path));
+    const CelResult result = evaluator->evaluate(self);
+    if (!result.error.empty()) {
+      // validateExpressions' err branch: the node's path and type, ruleErrorString.
+      const std::string_view named =
+          rule.message.empty() ? trim_space(rule.rule) : trim_space(rule.message);
+      errs.push_back(field::invalid(path, field::BadValue::string(schema.type),
+                                    result.error + " evaluating rule: " + std::string(named)));
+    } else if (!result.holds) {
+      errs.push_back(error_of(rule, schema, self, path));
+    }
   }
 }
 

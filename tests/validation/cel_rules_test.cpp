@@ -106,6 +106,15 @@ TEST_CASE("A failed CEL rule is reported as the table says", "[validation][cel]"
     CHECK(
         errors_of(node_with(cel(kStartupRule, "no")), {{"replicatedJobs", Json::array()}}).empty());
   }
+  SECTION("a rule that reads an absent field does not evaluate: the node's type, the message") {
+    CHECK(errors_of(node_with(cel(kStartupRule, "clash")),
+                    {{"startupPolicy", {{"startupPolicyOrder", "InOrder"}}}}) ==
+          "spec: Invalid value: \"object\": no such key: replicatedJobs evaluating rule: clash");
+    CHECK(errors_of(node_with(cel(kStartupRule, "", "", "", ".startupPolicy")),
+                    {{"startupPolicy", {{"startupPolicyOrder", "InOrder"}}}}) ==
+          "spec: Invalid value: \"object\": no such key: replicatedJobs evaluating rule: " +
+              kStartupRule);
+  }
   SECTION("a transition rule is not run on CREATE") {
     CHECK(errors_of(node_with(cel("self == oldSelf", "Value is immutable")), kInOrderWithDeps)
               .empty());
