@@ -8,9 +8,15 @@
 //   env-36000       one container with 36,000 env entries (a list-map of that many entries)
 //   env-ratcheted-36000  the same with every value a number, which the CRD refuses: each error is
 //                   ratcheted away by finding the entry's old self (the update changes no entry)
+// and two CREATEs, through `validate` and `review` only (a CREATE review, as the API server sends
+// it to the validating webhook, which defaults it first, decide.cpp):
+//   create-ordinary the JobSet of the generated large-create review (1.1 MB), with every default
+//                   upstream's mutating webhook and the CRD set: the baseline of the create- cases
+//   create-labels-60000  labels-60000's new JobSet as a client posts it, without any of those
+//                   defaults: the defaults (create_defaults) are added over the large map
 // scripts/bench-ratios divides each case's CPU time per byte by the baseline's of the same command:
 // a map or a list of any size must cost no more than a small multiple of an ordinary JobSet of the
-// same size (docs/benchmarks.md sets 3). validate leaves env-ratcheted out: on a CREATE nothing
+// same size (docs/benchmarks.md sets 3); a create- case is divided by create-ordinary's. validate leaves env-ratcheted out: on a CREATE nothing
 // ratchets, and the CRD refuses it.
 //
 // Usage: check_benchmark [--benchmark_* flags] [BODIES_DIR]
@@ -36,7 +42,7 @@ using jobset_webhook::Json;
 
 struct Pair {
   std::string name;
-  std::string old_text;
+  std::string old_text;  // "" for a CREATE: only validate and review run it
   std::string new_text;
 };
 
@@ -129,13 +135,22 @@ void validate_pair(benchmark::State& state, const Pair* pair) {
   state.counters["body_bytes"] = static_cast<double>(bytes);
 }
 
-// The UPDATE of the pair as the API server would send it to the validating webhook.
+// The UPDATE of the pair (the CREATE of its new JobSet when it has no old one) as the API server
+// would send it to the validating webhook.
 std::string review_body(const Pair& pair) {
+  const bool create = pair.old_text.empty();
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
          R"("uid":"u-1","kind":{"group":"jobset.x-k8s.io","version":"v1alpha2","kind":"JobSet"},)"
          R"("resource":{"group":"jobset.x-k8s.io","version":"v1alpha2","resource":"jobsets"},)"
-         R"("name":"big","namespace":"default","operation":"UPDATE","object":)" +
-         pair.new_text + R"(,"oldObject":)" + pair.old_text + "}}";
+         R"("name":"big","namespace":"default","operation":")" +
+         std::string(create ? "CREATE" : "UPDATE") + R"(","object":)" + pair.new_text +
+         (create ? std::string() : R"(,"oldObject":)" + pair.old_text) + "}}";
+}
+
+// The object of a generated CREATE review, as one manifest file.
+Pair create_of(const std::string& name, const std::string& review_path) {
+  const Json review = Json::parse(read_file(review_path));
+  return {name, "", review["request"]["object"].dump()};
 }
 
 void review_pair_bench(benchmark::State& state, const Pair* pair) {
@@ -147,7 +162,7 @@ void review_pair_bench(benchmark::State& state, const Pair* pair) {
   };
   const std::string first = run();
   if (first.find(R"("allowed":true)") == std::string::npos) {
-    state.SkipWithError(("review did not allow the update: " + first.substr(0, 300)).c_str());
+    state.SkipWithError(("review did not allow the JobSet: " + first.substr(0, 300)).c_str());
     return;
   }
   for (auto _ : state) benchmark::DoNotOptimize(run());
@@ -162,10 +177,15 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   const std::string dir = argc > 1 ? argv[1] : JOBSET_BENCH_BODIES_DIR;
   const std::vector<Pair> pairs = {
-      review_pair("large-ordinary", dir + "/large-update-replicas.json"), labels_pair(60000),
-      env_pair(36000), env_pair(36000, true)};
+      review_pair("large-ordinary", dir + "/large-update-replicas.json"),
+      labels_pair(60000),
+      env_pair(36000),
+      env_pair(36000, true),
+      create_of("create-ordinary", dir + "/large-create.json"),
+      {"create-labels-60000", "", labels_pair(60000).new_text}};
   for (const auto& pair : pairs) {
-    benchmark::RegisterBenchmark(("check/" + pair.name).c_str(), check_pair, &pair);
+    if (!pair.old_text.empty())
+      benchmark::RegisterBenchmark(("check/" + pair.name).c_str(), check_pair, &pair);
     if (pair.name.rfind("env-ratcheted-", 0) != 0)
       benchmark::RegisterBenchmark(("validate/" + pair.name).c_str(), validate_pair, &pair);
     benchmark::RegisterBenchmark(("review/" + pair.name).c_str(), review_pair_bench, &pair);

@@ -49,6 +49,9 @@ KEPT = {
     "x-kubernetes-list-map-keys": "listMapKeys",
     "x-kubernetes-map-type": "mapType",
 }
+# What a rule of x-kubernetes-validations says; src/validation/cel_rules.h applies each. A rule
+# with another key stops the generator (below), so nothing the API server reads is dropped.
+CEL_RULE_KEYS = ("rule", "message", "messageExpression", "reason", "fieldPath", "optionalOldSelf")
 DROPPED = {"description", "example", "title"}
 INT_OR_STRING = [{"type": "integer"}, {"type": "string"}]
 
@@ -88,9 +91,12 @@ class Table:
                 node["additionalProperties"] = (
                     value if isinstance(value, bool) else self.add(value, where + "{}"))
             elif key == "x-kubernetes-validations":
+                for r in value:
+                    if set(r) - set(CEL_RULE_KEYS):
+                        raise SystemExit("gen_crd_schema.py: %s: a CEL rule's %s is not modelled" % (
+                            where or ".", ", ".join(sorted(set(r) - set(CEL_RULE_KEYS)))))
                 node["validations"] = [
-                    {k: r[k] for k in ("rule", "message", "messageExpression", "reason", "fieldPath")
-                     if k in r} for r in value]
+                    {k: r[k] for k in CEL_RULE_KEYS if k in r} for r in value]
             else:
                 raise SystemExit("gen_crd_schema.py: %s: %s is not modelled" % (where or ".", key))
         text = json.dumps(node, sort_keys=True, separators=(",", ":"))

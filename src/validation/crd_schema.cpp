@@ -32,6 +32,22 @@ std::vector<std::string> strings_of(const Json& node, const char* key) {
   return node.at(key).get<std::vector<std::string>>();
 }
 
+// Sets cel_below on every node with a rule at or under it. Nodes are shared, so the marks spread
+// from child to parent until nothing changes (the table is a tree of shared subtrees: no cycles).
+void mark_cel_below(std::vector<CrdSchema>& nodes) {
+  for (CrdSchema& n : nodes) n.cel_below = !n.cel_rules.empty();
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (CrdSchema& n : nodes) {
+      if (n.cel_below) continue;
+      bool below = (n.items != nullptr && n.items->cel_below) ||
+                   (n.additional_properties != nullptr && n.additional_properties->cel_below);
+      for (const auto& child : n.properties) below = below || child.second->cel_below;
+      if (below) n.cel_below = changed = true;
+    }
+  }
+}
+
 // Every node, read once; the vector never grows after, so the pointers between nodes hold.
 const std::vector<CrdSchema>& nodes() {
   static const std::vector<CrdSchema> all = [] {
@@ -64,8 +80,12 @@ const std::vector<CrdSchema>& nodes() {
       n.map_type = row.value("mapType", "");
       if (row.contains("default")) n.default_value = row.at("default");
       if (row.contains("validations")) {
-        for (const auto& rule : row.at("validations"))
-          n.cel_rules.push_back(rule.value("rule", ""));
+        for (const auto& rule : row.at("validations")) {
+          n.cel_rules.push_back({rule.value("rule", ""), rule.value("message", ""),
+                                 rule.value("messageExpression", ""), rule.value("reason", ""),
+                                 rule.value("fieldPath", ""),
+                                 rule.value("optionalOldSelf", false)});
+        }
       }
       if (row.contains("properties")) {
         for (const auto& [name, index] : row.at("properties").items())
@@ -86,6 +106,7 @@ const std::vector<CrdSchema>& nodes() {
       for (const auto& [name, child] : n.properties) names.emplace_back(name, child);
       n.property_index.build(names);
     }
+    mark_cel_below(out);
     return out;
   }();
   return all;

@@ -17,6 +17,16 @@
 
 namespace jobset_webhook::validation {
 
+// One of a node's x-kubernetes-validations, as the CRD writes it. cel_rules.h applies it.
+struct CelRule {
+  std::string rule;                // the CEL expression, the key of its evaluator
+  std::string message;             // "" when the CRD sets none
+  std::string message_expression;  // "" when the CRD sets none
+  std::string reason;              // FieldValueInvalid (also ""), ...Forbidden, ...Required, ...
+  std::string field_path;          // relative to the node: ".x.y"; "" for the node itself
+  bool optional_old_self = false;  // optionalOldSelf: a transition rule that also runs on CREATE
+};
+
 // One node of the schema. Identical subtrees are one node: a node knows its children, never its
 // parent or its path.
 struct CrdSchema {
@@ -39,9 +49,10 @@ struct CrdSchema {
   std::string pattern;
   std::string list_type;  // x-kubernetes-list-type: "atomic", "set", "map"; "" when unset
   std::vector<std::string> list_map_keys;
-  std::string map_type;                // x-kubernetes-map-type
-  std::optional<Json> default_value;   // `default`, as the CRD writes it
-  std::vector<std::string> cel_rules;  // x-kubernetes-validations' rules, for reference
+  std::string map_type;               // x-kubernetes-map-type
+  std::optional<Json> default_value;  // `default`, as the CRD writes it
+  std::vector<CelRule> cel_rules;     // x-kubernetes-validations, in the CRD's order
+  bool cel_below = false;             // this node or one under it has a CEL rule: a walk goes here
   // properties by name, in name order; items; additionalProperties (a schema, or true).
   std::vector<std::pair<std::string, const CrdSchema*>> properties;
   const CrdSchema* items = nullptr;

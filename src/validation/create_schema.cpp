@@ -1,9 +1,8 @@
 // The JobSet CRD's OpenAPI schema and CEL rules that the API server applies on CREATE, for front
 // ends that run without an API server: the generated schema (crd_schema.h) applied as
-// crd_validate.h applies it, then the CRD's CEL rules.
+// crd_validate.h applies it, then the CRD's CEL rules where the table puts them (cel_rules.h).
 
-#include <algorithm>
-
+#include "cel_rules.h"
 #include "crd_validate.h"
 #include "jobset_webhook/validation/create.h"
 #include "names.h"
@@ -11,29 +10,6 @@
 
 namespace jobset_webhook::validation {
 namespace {
-
-// The CEL rules of the CRD that can fail on CREATE (the `self == oldSelf` ones are UPDATE only).
-// Both are rules of an object, so the API server omits the value.
-void check_cel(MaybeJson spec, field::ErrorList& errs) {
-  const auto rjobs = items_of(member(spec, "replicatedJobs"));
-  const bool in_order = string_of(at(spec, {"startupPolicy", "startupPolicyOrder"})) == "InOrder";
-  if (in_order && std::any_of(rjobs.begin(), rjobs.end(),
-                              [](JsonView r) { return member(r, "dependsOn").has_value(); })) {
-    errs.push_back(field::invalid(field::Path("spec"), field::BadValue::omitted(),
-                                  "StartupPolicy and DependsOn APIs are mutually exclusive"));
-  }
-  const auto policies = items_of(member(spec, "volumeClaimPolicies"));
-  for (std::size_t i = 0; i < policies.size(); ++i) {
-    const auto templates = items_of(member(policies[i], "templates"));
-    if (std::any_of(templates.begin(), templates.end(), [](JsonView t) {
-          return !string_or_empty(at(t, {"metadata", "namespace"})).empty();
-        })) {
-      errs.push_back(field::invalid(field::Path("spec").child("volumeClaimPolicies").index(i),
-                                    field::BadValue::omitted(),
-                                    "namespace cannot be set for VolumeClaimPolicies templates"));
-    }
-  }
-}
 
 // The API server's own checks of metadata.name and metadata.generateName for a custom resource.
 void check_metadata(MaybeJson metadata, field::ErrorList& errs) {
@@ -70,7 +46,7 @@ field::ErrorList validate_create_schema(JsonView js) {
     for (auto& e : validate_schema(schema, *spec, std::nullopt, path)) errs.push_back(std::move(e));
     for (auto& e : validate_list_sets_and_maps(schema, *spec, path)) errs.push_back(std::move(e));
   }
-  if (!cel_blocked(errs) && spec) check_cel(spec, errs);
+  if (!cel_blocked(errs)) validate_cel_create(crd_schema(), js, field::Path(), errs);
   return errs;
 }
 

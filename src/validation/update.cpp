@@ -19,8 +19,9 @@ namespace {
 
 using simdjson::dom::element_type;
 
-// spec fields that the CRD makes immutable with `self == oldSelf` CEL rules. Like the API server,
-// the rule applies only when the field is set on both sides.
+// spec fields that the CRD makes immutable with `self == oldSelf` CEL rules (registered as
+// UPDATE-only in cel_evaluators.cpp: this diff is their evaluation). Like the API server, the rule
+// applies only when the field is set on both sides.
 constexpr std::string_view kCelImmutableSpecFields[] = {"network", "successPolicy", "failurePolicy",
                                                         "startupPolicy", "volumeClaimPolicies"};
 

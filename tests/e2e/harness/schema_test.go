@@ -79,6 +79,21 @@ func TestSchemaCreate(t *testing.T) {
 				"templates": []any{map[string]any{"metadata": map[string]any{"name": "data", "namespace": "other"}}}}}).
 				replicatedJob(workers(1)).yaml()
 		}, "spec.volumeClaimPolicies[0]: Invalid value: namespace cannot be set for VolumeClaimPolicies templates"},
+		// A rule that selects a field the object leaves out does not evaluate: cel-go's "no such
+		// key" (k8s.io/apiserver v0.36 pkg/cel/common/valuesunstructured.go, unstructuredMap.Get),
+		// reported at the rule's node with its type as the value and the rule's message
+		// (apiextensions-apiserver v0.36 pkg/apiserver/schema/cel/validation.go,
+		// validateExpressions: "%v evaluating rule: %v").
+		{"startupPolicy InOrder without replicatedJobs (CEL, no such key)", func() string {
+			obj := jobSet("cel-no-rjobs").set("spec.startupPolicy", map[string]any{"startupPolicyOrder": "InOrder"}).object()
+			delete(obj["spec"].(map[string]any), "replicatedJobs")
+			return toYAML(obj)
+		}, `spec: Invalid value: "object": no such key: replicatedJobs evaluating rule: StartupPolicy and DependsOn APIs are mutually exclusive`},
+		{"a claim template without metadata (CEL, no such key)", func() string {
+			return jobSet("cel-no-meta").set("spec.volumeClaimPolicies", []any{map[string]any{
+				"templates": []any{map[string]any{"spec": map[string]any{"accessModes": []any{"ReadWriteOnce"}}}}}}).
+				replicatedJob(workers(1)).yaml()
+		}, `spec.volumeClaimPolicies[0]: Invalid value: "object": no such key: metadata evaluating rule: namespace cannot be set for VolumeClaimPolicies templates`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,19 +1,14 @@
+// apiserver::apply_crd_defaults: the CRD's schema defaults, as the API server applies them when it
+// decodes an object.
+
 #include "jobset_webhook/apiserver/apiserver.h"
 
 #include <catch2/catch.hpp>
 
-#include "cli/manifests.h"
-#include "support/admission.h"
-#include "support/review_builder.h"
-#include "support/files.h"
-
-namespace cli = jobset_webhook::cli;
-using jobset_webhook::Hook;
 using jobset_webhook::Json;
-using jobset_webhook::Policy;
 
 TEST_CASE("The CRD's schema defaults fill what is absent under objects that exist",
-          "[cli][cluster_defaults]") {
+          "[apiserver][crd_defaults]") {
   struct Case {
     std::string name;
     std::string input;
@@ -61,47 +56,4 @@ TEST_CASE("The CRD's schema defaults fill what is absent under objects that exis
       CHECK(js == Json::parse(c.want));
     }
   }
-}
-
-namespace {
-
-// What cluster_defaults stores for every JobSet under root, against the schema defaults and then
-// the server's mutating patch.
-void stored_is_schema_then_mutating_defaults(const std::string& root, std::size_t min_jobsets) {
-  std::size_t jobsets = 0;
-  for (const auto& file : jobset_webhook::testing::yaml_files(root)) {
-    const auto manifests = cli::load_manifests({file});
-    REQUIRE(manifests.ok());
-    for (const auto& js : manifests.value().jobsets) {
-      DYNAMIC_SECTION(file << " " << js.display_name()) {
-        Json want = js.object;
-        jobset_webhook::apiserver::apply_crd_defaults(want);
-        const auto response = jobset_webhook::testing::server_response(
-            jobset_webhook::testing::MakeReview().Create(want).Obj(), Policy{}, Hook::kMutating);
-        REQUIRE(response.at("allowed") == true);
-        if (response.contains("patch")) {
-          want = want.patch(Json::parse(
-              jobset_webhook::testing::base64_decode(response.at("patch").get<std::string>())));
-          jobset_webhook::apiserver::apply_crd_defaults(want);
-        }
-        const auto stored = jobset_webhook::apiserver::create_defaults(js.object);
-        REQUIRE(stored.ok());
-        CHECK(stored.value() == want);
-      }
-      ++jobsets;
-    }
-  }
-  CHECK(jobsets >= min_jobsets);
-}
-
-}  // namespace
-
-TEST_CASE("What the cluster stores is the schema defaults then the server's mutating patch",
-          "[cli][cluster_defaults]") {
-  stored_is_schema_then_mutating_defaults(jobset_webhook::testing::kFixtureJobSets, 6);
-}
-
-TEST_CASE("What the cluster stores of an upstream example is its schema defaults then the patch",
-          "[cli][cluster_defaults][upstream_examples]") {
-  stored_is_schema_then_mutating_defaults(jobset_webhook::testing::kUpstreamExamples, 20);
 }
