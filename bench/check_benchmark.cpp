@@ -13,7 +13,7 @@
 //   create-ordinary the JobSet of the generated large-create review (1.1 MB), with every default
 //                   upstream's mutating webhook and the CRD set: the baseline of the create- cases
 //   create-labels-60000  labels-60000's new JobSet as a client posts it, without any of those
-//                   defaults: the defaults (create_defaults) are added over the large map
+//                   defaults: the defaults (create_defaults_view) are added over the large map
 // scripts/bench-ratios divides each case's CPU time per byte by the baseline's of the same command:
 // a map or a list of any size must cost no more than a small multiple of an ordinary JobSet of the
 // same size (docs/benchmarks.md sets 3); a create- case is divided by create-ordinary's. validate leaves env-ratcheted out: on a CREATE nothing

@@ -10,14 +10,14 @@
 namespace jobset_webhook {
 
 field::ErrorList validate_create_after_defaults(JsonView js, const Policy& policy) {
-  const auto defaulted = defaulting::create_defaults(js);
+  const auto defaulted = defaulting::create_defaults_view(js);
   if (!defaulted.ok()) {
     return field::ErrorList{field::internal_error(
         field::Path(), "cannot apply defaults: " + defaulted.failure().message)};
   }
   // Errors copy what they print, so the defaulted object may die here.
   if (!defaulted.value()) return validation::validate_create(js, policy);
-  return validation::validate_create(defaulted.value()->view.root(), policy);
+  return validation::validate_create(defaulted.value()->root(), policy);
 }
 
 namespace {

@@ -41,7 +41,7 @@ struct Decision {
 [[nodiscard]] Decision decide(const AdmissionRequest& request, const Policy& policy);
 
 // What the validating webhook answers for creating js, in the API server's order: the defaults
-// (defaulting::create_defaults, as the CLI's stored form applies them), then validation
+// (defaulting::create_defaults_view, the order the CLI's stored form applies), then validation
 // (validation/create.h). An object that
 // has them already (every object a cluster sends) is validated as it is; a plain manifest as the
 // API server would see it, so that a CI check and the webhook give one answer. Never throws.

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "jobset_webhook/json.h"
 #include "jobset_webhook/result.h"
@@ -15,10 +16,14 @@ class ParsedView {
  public:
   // Invalid UTF-8 in the value is replaced by U+FFFD, as the API server's decoder would.
   static Result<ParsedView> of(const Json& value) {
+    return of_text(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+  }
+  // JSON text we wrote ourselves (patch::apply_to_view), read as a request is.
+  static Result<ParsedView> of_text(std::string_view text) {
     ParsedView view;
     view.parser_ = std::make_unique<simdjson::dom::parser>();
-    const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-    if (const auto error = view.parser_->parse(text).get(view.root_); error != simdjson::SUCCESS) {
+    if (const auto error = view.parser_->parse(text.data(), text.size()).get(view.root_);
+        error != simdjson::SUCCESS) {
       return internal_error(std::string("cannot re-read a value as JSON: ") +
                             simdjson::error_message(error));
     }

@@ -1,5 +1,7 @@
 #include "jobset_webhook/patch/json_patch.h"
 
+#include "duplicate_keys.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -8,15 +10,6 @@
 
 namespace jobset_webhook::patch {
 namespace {
-
-// True when two members of object share a key: sorted names, compared neighbour by neighbour.
-bool has_duplicate_key(JsonObjectView object, std::size_t size) {
-  std::vector<std::string_view> keys;
-  keys.reserve(size);
-  for (const auto field : object) keys.push_back(field.key);
-  std::sort(keys.begin(), keys.end());
-  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
-}
 
 // The view as Json, with the types Json::parse gives its text: a non-negative integer unsigned, a
 // negative one signed, a number with a fraction or exponent a double.

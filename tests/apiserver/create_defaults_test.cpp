@@ -7,6 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include "cli/manifests.h"
+#include "jobset_webhook/defaulting/defaults.h"
+#include "jobset_webhook/parsed_view.h"
+#include "jobset_webhook/patch/json_patch.h"
 #include "support/admission.h"
 #include "support/files.h"
 #include "support/review_builder.h"
@@ -40,6 +43,15 @@ void stored_is_schema_then_mutating_defaults(const std::string& root, std::size_
         const auto stored = jobset_webhook::apiserver::create_defaults(js.object);
         REQUIRE(stored.ok());
         CHECK(stored.value() == want);
+        // The validating webhook's view-only defaults read the same object, to the byte.
+        const auto sent = jobset_webhook::ParsedView::of(js.object);
+        REQUIRE(sent.ok());
+        const auto view = jobset_webhook::defaulting::create_defaults_view(sent.value().root());
+        REQUIRE(view.ok());
+        const auto read = view.value() ? jobset_webhook::patch::to_json(view.value()->root())
+                                       : jobset_webhook::patch::to_json(sent.value().root());
+        REQUIRE(read.ok());
+        CHECK(read.value().dump() == stored.value().dump());
       }
       ++jobsets;
     }

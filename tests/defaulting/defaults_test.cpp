@@ -284,12 +284,20 @@ TEST_CASE("A CREATE stores the CRD's defaults, the webhook's on them, the CRD's 
       R"("retentionPolicy":{"whenDeleted":"Delete"}}],"successPolicy":{"operator":"All"},)"
       R"("startupPolicy":{"startupPolicyOrder":"AnyOrder"},"network":{"enableDNSHostnames":true,)"
       R"("publishNotReadyAddresses":true}}})");
+  // The validating webhook's view-only form reads the same object.
+  const auto view = d::create_defaults_view(Parsed(raw));
+  REQUIRE(view.ok());
+  REQUIRE(view.value());
+  CHECK(jobset_webhook::patch::to_json(view.value()->root()).value().dump() == object.dump());
   // The view is of the stored object, and the stored object needs nothing more.
   CHECK(d::crd_defaults_patch(stored.value()->view.root()).dump() == "[]");
   CHECK(d::defaults_patch(stored.value()->view.root()).dump() == "[]");
   const auto again = d::create_defaults(stored.value()->view.root());
   REQUIRE(again.ok());
   CHECK_FALSE(again.value());
+  const auto again_view = d::create_defaults_view(stored.value()->view.root());
+  REQUIRE(again_view.ok());
+  CHECK_FALSE(again_view.value());
 }
 
 // On UPDATE the mutating webhook gives back what the update dropped of the stored object's

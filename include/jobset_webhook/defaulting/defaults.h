@@ -56,8 +56,9 @@ namespace jobset_webhook::defaulting {
 
 // What the API server stores for a CREATE of js, in its order: the CRD's defaults
 // (crd_defaults_patch) as it decodes the object, then the mutating webhook's (defaults_patch) on
-// what that left, then the CRD's again over what the webhook added. The one place that order is
-// written: the validating webhook's CREATE (decide) and the CLI's stored form both call it.
+// what that left, then the CRD's again over what the webhook added. That order is written once
+// (create_defaults.cpp), for this function, the CLI's stored form, and create_defaults_view below,
+// the validating webhook's CREATE (decide).
 // nullopt when js needs no default, as every object a cluster sends: the caller keeps reading js.
 // A Failure only when a patch does not apply. Never throws.
 struct Defaulted {
@@ -65,5 +66,12 @@ struct Defaulted {
   ParsedView view;  // object, as read for the last step: the view the rules read
 };
 [[nodiscard]] Result<std::optional<Defaulted>> create_defaults(JsonView js);
+
+// The same stored object as a view only, for the validating webhook's CREATE, whose rules read
+// nothing else: each step applies its operations with patch::apply_to_view, which turns into Json
+// only the few small objects the defaults go into, not the whole object (a pod template's 60,000
+// labels stay text). Same answers, same Failures: the CLI's stored form, and the validating
+// webhook's answer, stay those of create_defaults.
+[[nodiscard]] Result<std::optional<ParsedView>> create_defaults_view(JsonView js);
 
 }  // namespace jobset_webhook::defaulting
