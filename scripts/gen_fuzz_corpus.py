@@ -85,6 +85,19 @@ def main(examples_dir):
             {"op": "test", "path": "/kind", "value": "JobSet"},
             {"op": "remove", "path": "/spec/replicatedJobs/0/template"},
         ]))
+        # What the CREATE defaults add, replace and remove, as apply_to_view applies them.
+        write("fuzz_view_patch", minify(js) + b"\0" + minify([
+            {"op": "add", "path": "/spec/successPolicy", "value": {"operator": "All"}},
+            {"op": "replace", "path": "/spec/replicatedJobs/0/replicas", "value": 2},
+            {"op": "add", "path": "/spec/replicatedJobs/0/template/spec/completionMode",
+             "value": "Indexed"},
+            {"op": "add", "path": "/metadata/labels/a~1b", "value": "c"},
+            {"op": "remove", "path": "/spec/replicatedJobs/0/template/metadata"},
+        ]))
+
+    # Repeated keys (the last value at the first key's place), number types, an escaped key.
+    write("fuzz_view_patch", b'{"a":1,"b":{"x":1.0,"x":18446744073709551615,"y":-0.0},"a":[1e300]}'
+          b'\0[{"op":"add","path":"/b/z","value":{"k~":1}},{"op":"replace","path":"/a/0","value":2}]')
 
     # Two added keys of invalid UTF-8 ("\0\xff", "\0\xfe") that the harness writes as one key
     # ("\0\ufffd"): the key-order invariant must not judge a new object holding a key twice.
