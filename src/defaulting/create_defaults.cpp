@@ -11,14 +11,14 @@ namespace {
 
 // Applies a step's operations to what the steps before left, and returns the view of the result;
 // what says which step, for the Failure's message.
-using Step = std::function<Result<JsonView>(const Json& ops, const std::string& what)>;
+using ApplyStep = std::function<Result<JsonView>(const Json& ops, const std::string& what)>;
 
 // The API server applies the CRD's defaults when it decodes the request's object, calls the
 // mutating webhooks, and decodes the patched object again, which applies the CRD's defaults to
 // what a webhook added (apiserver v0.37.2, pkg/admission/plugin/webhook/mutating/dispatcher.go,
 // callAttrMutatingHook: the patched object is decoded and then defaulted by the object's
 // defaulter). Each step reads the object the step before it left. True when a step applied.
-Result<bool> in_api_server_order(JsonView js, const Step& apply) {
+Result<bool> in_api_server_order(JsonView js, const ApplyStep& apply) {
   JsonView current = js;
   bool changed = false;
   const auto step = [&](const Json& ops, const std::string& what) -> std::optional<Failure> {

@@ -116,7 +116,7 @@ std::optional<Parts> split(std::string_view str) {
 
 enum class Format { kDecimalSI, kBinarySI, kDecimalExponent };
 
-struct Scale {
+struct SuffixScale {
   int base = 10;
   long long exponent = 0;  // an int32, as Go's interpret returns it
   Format format = Format::kDecimalSI;
@@ -142,19 +142,19 @@ std::optional<long long> parse_int64(std::string_view s) {
 
 // suffixHandler.interpret: the SI and binary suffixes, else "e"/"E" and an int64 that Go then
 // truncates to int32 ("1e4294967297" is 10).
-std::optional<Scale> interpret(std::string_view suffix) {
-  if (suffix.empty()) return Scale{};
+std::optional<SuffixScale> interpret(std::string_view suffix) {
+  if (suffix.empty()) return SuffixScale{};
   if (suffix.size() == 1) {
     switch (suffix[0]) {
-      case 'n': return Scale{10, -9, Format::kDecimalSI};
-      case 'u': return Scale{10, -6, Format::kDecimalSI};
-      case 'm': return Scale{10, -3, Format::kDecimalSI};
-      case 'k': return Scale{10, 3, Format::kDecimalSI};
-      case 'M': return Scale{10, 6, Format::kDecimalSI};
-      case 'G': return Scale{10, 9, Format::kDecimalSI};
-      case 'T': return Scale{10, 12, Format::kDecimalSI};
-      case 'P': return Scale{10, 15, Format::kDecimalSI};
-      case 'E': return Scale{10, 18, Format::kDecimalSI};
+      case 'n': return SuffixScale{10, -9, Format::kDecimalSI};
+      case 'u': return SuffixScale{10, -6, Format::kDecimalSI};
+      case 'm': return SuffixScale{10, -3, Format::kDecimalSI};
+      case 'k': return SuffixScale{10, 3, Format::kDecimalSI};
+      case 'M': return SuffixScale{10, 6, Format::kDecimalSI};
+      case 'G': return SuffixScale{10, 9, Format::kDecimalSI};
+      case 'T': return SuffixScale{10, 12, Format::kDecimalSI};
+      case 'P': return SuffixScale{10, 15, Format::kDecimalSI};
+      case 'E': return SuffixScale{10, 18, Format::kDecimalSI};
       default: return std::nullopt;
     }
   }
@@ -162,12 +162,12 @@ std::optional<Scale> interpret(std::string_view suffix) {
     constexpr std::string_view kBinary = "KMGTPE";
     const auto pos = kBinary.find(suffix[0]);
     if (pos != std::string_view::npos)
-      return Scale{2, 10 * (static_cast<long long>(pos) + 1), Format::kBinarySI};
+      return SuffixScale{2, 10 * (static_cast<long long>(pos) + 1), Format::kBinarySI};
   }
   if (suffix[0] == 'e' || suffix[0] == 'E') {
     const auto parsed = parse_int64(suffix.substr(1));
     if (!parsed) return std::nullopt;
-    return Scale{10, wrap32(*parsed), Format::kDecimalExponent};
+    return SuffixScale{10, wrap32(*parsed), Format::kDecimalExponent};
   }
   return std::nullopt;
 }
@@ -233,7 +233,7 @@ std::optional<ExactQuantity> parse(std::string_view text, std::string_view& erro
     return std::nullopt;
   }
   // The Dec's scale is the count of digits after '.'; a decimal suffix adds -exponent to it, in
-  // int32 arithmetic as Go's inf.Scale is ("1e-2147483648" is 10^2147483648 there).
+  // int32 arithmetic as Go's inf.SuffixScale is ("1e-2147483648" is 10^2147483648 there).
   long long dec_scale = denom_size;
   if (scale->base == 10) {
     dec_scale = wrap32(dec_scale + wrap32(-scale->exponent));
