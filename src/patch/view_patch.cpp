@@ -1,6 +1,5 @@
 #include "jobset_webhook/patch/view_patch.h"
 
-#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -12,6 +11,8 @@
 #include <vector>
 
 #include "duplicate_keys.h"
+#include "jobset_webhook/json_pointer.h"
+#include "jobset_webhook/json_text.h"
 #include "jobset_webhook/patch/json_patch.h"
 
 namespace jobset_webhook::patch {
@@ -22,30 +23,6 @@ namespace {
 struct Trail {
   std::map<std::string, Trail, std::less<>> next;
 };
-
-// path's tokens, ~1 and ~0 unescaped (RFC 6901), or nullopt when it is not a pointer.
-std::optional<std::vector<std::string>> tokens_of(std::string_view path) {
-  std::vector<std::string> tokens;
-  if (path.empty()) return tokens;
-  if (path.front() != '/') return std::nullopt;
-  for (std::size_t start = 1;;) {
-    const std::size_t end = path.find('/', start);
-    const std::string_view raw =
-        path.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    std::string token;
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] != '~') {
-        token += raw[i];
-        continue;
-      }
-      if (i + 1 == raw.size() || (raw[i + 1] != '0' && raw[i + 1] != '1')) return std::nullopt;
-      token += raw[++i] == '0' ? '~' : '/';
-    }
-    tokens.push_back(std::move(token));
-    if (end == std::string_view::npos) return tokens;
-    start = end + 1;
-  }
-}
 
 // The trail of operations made only of add, replace and remove with pointer paths: the ones whose
 // result does not depend on what a hole holds. nullopt for anything else.
@@ -60,7 +37,7 @@ std::optional<Trail> trail_of(const Json& operations) {
       return std::nullopt;
     const auto& name = op->get_ref<const std::string&>();
     if (name != "add" && name != "replace" && name != "remove") return std::nullopt;
-    auto tokens = tokens_of(path->get_ref<const std::string&>());
+    auto tokens = pointer_tokens(path->get_ref<const std::string&>());
     if (!tokens) return std::nullopt;
     Trail* at = &root;
     for (std::size_t i = 0; i + 1 < tokens->size(); ++i) at = &at->next[(*tokens)[i]];
@@ -128,40 +105,11 @@ class Sparse {
   std::vector<JsonView> holes_;
 };
 
-// A character JSON text must escape: a quote, a backslash, a control character.
-bool needs_escape(char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; }
-
+// A string as JSON text, as nlohmann writes it; text that is not UTF-8 (which only an operation's
+// value can hold: a view's strings are checked) with its bad bytes replaced, as ParsedView::of does.
 void write_string(std::string_view text, std::string& out) {
-  out += '"';
-  std::size_t plain = 0;  // the start of the run not yet written
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (!needs_escape(c)) continue;
-    out.append(text.data() + plain, i - plain);
-    plain = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: {
-        static constexpr char kHex[] = "0123456789abcdef";
-        out += "\\u00";
-        out += kHex[(c >> 4) & 0xf];
-        out += kHex[c & 0xf];
-      }
-    }
-  }
-  out.append(text.data() + plain, text.size() - plain);
-  out += '"';
-}
-
-template <typename Integer>
-void write_integer(Integer n, std::string& out) {
-  char digits[24];
-  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
-  out.append(digits, end);
+  if (append_json_string(out, text, JsonEscapes::kStandard)) return;
+  out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 // The view as JSON text that reads back as to_json reads the view: a repeated key once, with its
@@ -222,10 +170,10 @@ void write_view(JsonView value, Keys keys, std::string& out) {
       write_string(value.get_string().value_unsafe(), out);
       return;
     case simdjson::dom::element_type::INT64:
-      write_integer(value.get_int64().value_unsafe(), out);
+      append_json_integer(out, value.get_int64().value_unsafe());
       return;
     case simdjson::dom::element_type::UINT64:
-      write_integer(value.get_uint64().value_unsafe(), out);
+      append_json_integer(out, value.get_uint64().value_unsafe());
       return;
     case simdjson::dom::element_type::DOUBLE:
       out += Json(value.get_double().value_unsafe()).dump();

@@ -19,22 +19,7 @@ namespace {
 
 using jobset_webhook::Json;
 using jobset_webhook::fuzz::require;
-
-// nlohmann's parser is iterative, but its serializer, comparison and diff recurse: keep the
-// documents shallow enough for the stack, as the tests' own documents are.
-constexpr std::size_t kMaxDepth = 200;
-
-bool shallow(std::string_view text) {
-  std::size_t depth = 0;
-  for (const char c : text) {
-    if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) return false;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return true;
-}
+using jobset_webhook::fuzz::shallow;
 
 }  // namespace
 

@@ -34,6 +34,21 @@ inline void require(bool holds, const char* invariant, std::string_view detail =
   if (!holds) violated(invariant, detail);
 }
 
+// nlohmann's parser is iterative, but its serializer, comparison and diff recurse: the targets
+// that use them keep to documents shallow enough for the stack, as the tests' own documents are.
+// Brackets are counted in the raw text, strings included: a cheap bound, never too lenient.
+inline bool shallow(std::string_view text, std::size_t max_depth = 200) {
+  std::size_t depth = 0;
+  for (const char c : text) {
+    if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
+
 inline void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';

@@ -26,22 +26,8 @@ using jobset_webhook::JsonView;
 using jobset_webhook::ParsedView;
 using jobset_webhook::Result;
 using jobset_webhook::fuzz::require;
+using jobset_webhook::fuzz::shallow;
 namespace patch = jobset_webhook::patch;
-
-// nlohmann's serializer and comparison recurse: keep the documents shallow enough for the stack.
-constexpr std::size_t kMaxDepth = 200;
-
-bool shallow(std::string_view text) {
-  std::size_t depth = 0;
-  for (const char c : text) {
-    if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) return false;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return true;
-}
 
 // What apply_to_view stands for: the whole value as Json, patched, read again.
 Result<ParsedView> whole_conversion(JsonView value, const Json& operations) {

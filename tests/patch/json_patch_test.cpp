@@ -9,6 +9,7 @@ using jobset_webhook::append_pointer_token;
 using jobset_webhook::escape_pointer_token;
 using jobset_webhook::Json;
 using jobset_webhook::json_pointer;
+using jobset_webhook::pointer_tokens;
 using jobset_webhook::testing::Parsed;
 
 TEST_CASE("Pointer tokens escape ~ before /", "[patch]") {
@@ -22,6 +23,17 @@ TEST_CASE("Pointer tokens escape ~ before /", "[patch]") {
   std::string pointer = "/metadata/labels";
   append_pointer_token(pointer, "app/x~y");
   CHECK(pointer == "/metadata/labels/app~1x~0y");
+}
+
+TEST_CASE("A pointer reads back as the tokens it was built from", "[patch]") {
+  using Tokens = std::vector<std::string>;
+  CHECK(pointer_tokens("") == Tokens{});
+  CHECK(pointer_tokens("/") == Tokens{""});
+  CHECK(pointer_tokens("/metadata/labels/app~1x") == Tokens{"metadata", "labels", "app/x"});
+  CHECK(pointer_tokens(json_pointer({"~1", "a/b", ""})) == Tokens{"~1", "a/b", ""});
+  CHECK_FALSE(pointer_tokens("metadata"));
+  CHECK_FALSE(pointer_tokens("/a~2"));
+  CHECK_FALSE(pointer_tokens("/a~"));
 }
 
 TEST_CASE("An escaped pointer addresses the key it was built from", "[patch]") {
