@@ -20,8 +20,9 @@
 
 namespace jobset_webhook::testing {
 
-// A field of /proc/PID/status in KiB: "VmRSS" (resident now) or "VmHWM" (the peak so far).
-inline long status_kib(pid_t pid, const std::string& field) {
+// The number in a field of /proc/PID/status: "Threads", or in KiB "VmRSS" (resident now) or
+// "VmHWM" (the peak so far).
+inline long status_value(pid_t pid, const std::string& field) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(status, line);) {
     if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
@@ -29,6 +30,7 @@ inline long status_kib(pid_t pid, const std::string& field) {
   FAIL("no " << field << " for process " << pid);
   return 0;
 }
+inline long status_kib(pid_t pid, const std::string& field) { return status_value(pid, field); }
 
 // An UPDATE that scales one of many replicatedJobs (allowed), each with a container carrying env,
 // resources, ports and volume mounts: at least target_bytes long.
