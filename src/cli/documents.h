@@ -35,6 +35,12 @@ struct Mark {
 struct LocatedDocument {
   Json value;
   std::map<std::string, Mark, std::less<>> marks;
+  // By pointer, the strings written as a literal block scalar (`|`, `|-`, `|+`, `|2`...): where
+  // line 1, column 1 of the string's text is. Line N of the text is the Nth line after the `|`,
+  // behind the block's indentation, so a position in the text is this one moved N-1 lines down
+  // and as many columns right as it is past column 1. Other scalars (plain, quoted, a folded `>`
+  // block, one with a tag or anchor before it) are not here: their lines are not the text's.
+  std::map<std::string, Mark, std::less<>> literal_blocks;
 };
 
 // parse_yaml_documents, keeping the marks. Lines count from the start of the stream, so they are

@@ -111,10 +111,8 @@ KustomizationTree::KustomizationTree(const std::string& dir,
   if (own == nullptr || own->documents.empty()) return;
   kustomization_ = own->documents.front();
   const Json& k = kustomization_.value;
-  const auto add_patch = [&](const std::string& entry_pointer, const std::string& path) {
-    Patch patch{mark_or_start(kustomization_, entry_pointer),
-                path.empty() ? nullptr : file_at(normal_path(fs::path(dir) / path)),
-                {}};
+  const auto add_patch = [&](const std::string& entry_pointer, const File* file) {
+    Patch patch{mark_or_start(kustomization_, entry_pointer), file, {}};
     for (std::size_t d = 0; patch.file != nullptr && d < patch.file->documents.size(); ++d) {
       const auto& doc = patch.file->documents[d];
       auto& writes = patch.merge_writes.emplace_back();
@@ -130,20 +128,48 @@ KustomizationTree::KustomizationTree(const std::string& dir,
     }
     patches_.push_back(std::move(patch));
   };
+  const auto file_named = [&](const std::string& path) {
+    return file_at(normal_path(fs::path(dir) / path));
+  };
   for (const char* key : {"patches", "patchesJson6902"}) {
     const Json* list = member_of(k, key);
     for (std::size_t i = 0; list != nullptr && list->is_array() && i < list->size(); ++i) {
-      const Json* path = member_of((*list)[i], "path");
-      add_patch("/" + std::string(key) + "/" + std::to_string(i),
-                path != nullptr && path->is_string() ? path->get<std::string>() : "");
+      const std::string entry = "/" + std::string(key) + "/" + std::to_string(i);
+      const std::string path = string_at(&(*list)[i], "path");
+      add_patch(entry,
+                path.empty() ? inline_patch(entry + "/patch", own->display) : file_named(path));
     }
   }
+  // kustomize reads an entry as the patch itself when it parses as objects, else as a file's name
+  // (loadFromPaths, api/internal/builtins/PatchStrategicMergeTransformer.go): a file name never
+  // parses as an object, so an entry that names a file of the tree is that file.
   const auto merges = string_entries(k, "patchesStrategicMerge");
   for (std::size_t i = 0; i < merges.size(); ++i) {
-    // An entry with a line break is an inline patch, not a file.
-    add_patch("/patchesStrategicMerge/" + std::to_string(i),
-              merges[i].find('\n') == std::string::npos ? merges[i] : "");
+    const std::string entry = "/patchesStrategicMerge/" + std::to_string(i);
+    const File* file = file_named(merges[i]);
+    add_patch(entry, file != nullptr ? file : inline_patch(entry, own->display));
   }
+}
+
+const KustomizationTree::File* KustomizationTree::inline_patch(const std::string& pointer,
+                                                               const std::string& display) {
+  const auto tokens = pointer_tokens(pointer);
+  const Json* text = tokens ? find_path(kustomization_.value, *tokens) : nullptr;
+  if (text == nullptr || !text->is_string()) return nullptr;
+  auto docs = parse_located_documents(text->get_ref<const std::string&>(), display);
+  if (!docs.ok()) return nullptr;
+  // A literal block's lines are the patch's, behind its indentation; any other scalar folds or
+  // unescapes its lines, so the patch's positions are where it is written.
+  const auto block = kustomization_.literal_blocks.find(pointer);
+  const Mark at = mark_or_start(kustomization_, pointer);
+  for (auto& doc : docs.value()) {
+    for (auto& [where, mark] : doc.marks) {
+      mark = block == kustomization_.literal_blocks.end()
+                 ? at
+                 : Mark{block->second.line + mark.line - 1, block->second.column + mark.column - 1};
+    }
+  }
+  return &inline_patches_.emplace_back(File{display, std::move(docs).value()});
 }
 
 const KustomizationTree::File* KustomizationTree::file_at(const std::string& path) const {

@@ -5,6 +5,7 @@
 // `images:` entry, a patch), and the line of a file of the kustomization's tree that writes the
 // value (a patch's `value:`, a base's field).
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -39,6 +40,9 @@ class KustomizationTree {
   //   the kustomization, and the op's value in the patch file;
   // - a field a strategic-merge patch writes with the rendered value (same key): the entry, and
   //   that line of the patch;
+  //   a patch written in the kustomization (`patch:`, an entry of patchesStrategicMerge) is such a
+  //   file inside it: its line there when the patch is a literal block (`|`), else the line where
+  //   the patch is written (a folded or flow scalar's lines are not the patch's);
   // - otherwise, a file of the tree that writes the same value at the same path: its line.
   Origins trace(const Json& rendered) const;
 
@@ -49,7 +53,7 @@ class KustomizationTree {
   };
   struct Patch {
     Mark entry;        // in the kustomization
-    const File* file;  // null for an inline patch
+    const File* file;  // null when it cannot be read
     // Per document of file that is a strategic-merge patch: by "<key>\n<value as JSON>", where
     // the document first writes that value under that key (in document order), built once, so
     // that tracing an object costs a look-up per scalar, not a walk of the patch per scalar.
@@ -57,8 +61,12 @@ class KustomizationTree {
   };
 
   const File* file_at(const std::string& path) const;
+  // The inline patch at pointer of the kustomization, read as a file of its own whose marks are
+  // positions in the kustomization; null when it is not a string that reads as YAML.
+  const File* inline_patch(const std::string& pointer, const std::string& display);
 
   std::map<std::string, File> files_;  // by normalised path on disk
+  std::deque<File> inline_patches_;    // a deque: Patch::file points into it
   LocatedDocument kustomization_;
   std::vector<Patch> patches_;
 };

@@ -42,12 +42,46 @@ std::string position(std::string_view source, const YAML::Mark& mark) {
 
 Mark mark_of(const YAML::Mark& mark) { return {mark.line + 1, mark.column + 1}; }
 
+// LocatedDocument::literal_blocks' mark for the string value whose node starts at mark in text:
+// nullopt unless the node is a `|` block whose every non-empty line is, in text, that many lines
+// after the indicator's behind one run of spaces (the block's indentation). yaml-cpp reports
+// neither a scalar's style nor its indentation: both are read off the text, checked against the
+// value, so a block that does not map line for line is never given a mark.
+std::optional<Mark> literal_block_origin(std::string_view text, const YAML::Mark& mark,
+                                         std::string_view value) {
+  constexpr auto npos = std::string_view::npos;
+  if (mark.pos < 0 || static_cast<std::size_t>(mark.pos) >= text.size() || text[mark.pos] != '|')
+    return std::nullopt;
+  std::size_t end = text.find('\n', mark.pos);  // of the line before the next
+  std::optional<std::size_t> indent;
+  // Lines past the last one with text need no counterpart (a kept final line break at the end of
+  // the stream has none).
+  const std::size_t last = value.find_last_not_of('\n');
+  for (std::size_t from = 0; last != npos && from <= last;) {
+    if (end == npos) return std::nullopt;
+    const std::size_t begin = end + 1;
+    end = text.find('\n', begin);
+    const std::string_view line = text.substr(begin, end == npos ? npos : end - begin);
+    const std::size_t to = std::min(value.find('\n', from), value.size());
+    const std::string_view want = value.substr(from, to - from);
+    from = to + 1;
+    if (want.empty()) continue;
+    if (!indent) indent = line.size() - std::min(line.size(), want.size());
+    if (line.size() != *indent + want.size() || line.substr(*indent) != want ||
+        line.substr(0, *indent).find_first_not_of(' ') != npos)
+      return std::nullopt;
+  }
+  if (!indent) return std::nullopt;
+  return Mark{mark.line + 2, static_cast<int>(*indent) + 1};
+}
+
 // Builds Json documents from parser events. The first problem is kept and every later event
 // ignored; the caller stops at the end of the document.
 class JsonBuilder : public YAML::EventHandler {
  public:
-  JsonBuilder(std::string_view source, std::size_t max_values, bool keep_marks)
-      : source_(source), max_values_(max_values), keep_marks_(keep_marks) {}
+  JsonBuilder(std::string_view text, std::string_view source, std::size_t max_values,
+              bool keep_marks)
+      : text_(text), source_(source), max_values_(max_values), keep_marks_(keep_marks) {}
 
   const std::optional<Failure>& failure() const { return failure_; }
   std::vector<LocatedDocument>& documents() { return documents_; }
@@ -91,7 +125,15 @@ class JsonBuilder : public YAML::EventHandler {
     if (!resolved.ok()) return fail(mark, resolved.failure().message);
     auto json = json_value(resolved.value());
     if (!json.ok()) return fail(mark, json.failure().message);
-    mark_value(mark);
+    const std::string pointer = mark_value(mark);
+    if (keep_marks_ && pointer != "#") {
+      // A repeated key's earlier value may have been a block: the last value is the one kept.
+      if (auto origin = literal_block_origin(text_, mark, value)) {
+        document_.literal_blocks.insert_or_assign(pointer, *origin);
+      } else {
+        document_.literal_blocks.erase(pointer);
+      }
+    }
     complete(std::move(json).value(), anchor, 1);
   }
 
@@ -302,6 +344,7 @@ class JsonBuilder : public YAML::EventHandler {
     top.replaces.reset();
   }
 
+  std::string_view text_;
   std::string_view source_;
   std::size_t max_values_;
   bool keep_marks_;
@@ -318,7 +361,7 @@ class JsonBuilder : public YAML::EventHandler {
 
 Result<std::vector<LocatedDocument>> read_yaml_stream(std::string_view text,
                                                       std::string_view source, bool keep_marks) {
-  JsonBuilder builder(source, text.size() + kAliasAllowance, keep_marks);
+  JsonBuilder builder(text, source, text.size() + kAliasAllowance, keep_marks);
   try {
     std::istringstream stream{std::string(text)};
     YAML::Parser parser(stream);

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 namespace jobset_webhook::cli {
 // So that Catch prints a mark that differs.
 std::ostream& operator<<(std::ostream& out, const Mark& mark);
@@ -155,6 +157,61 @@ TEST_CASE("Located documents mark members at their keys and elements at their st
   CHECK(second.at("/a") == cli::Mark{8, 2});
   CHECK(second.at("/a/b~1c~0") == cli::Mark{8, 8});
   CHECK(second.at("/a/b~1c~0/1") == cli::Mark{8, 20});
+}
+
+TEST_CASE("A literal block's text is marked where its line 1 starts; other scalars are not",
+          "[cli][documents]") {
+  // The mark is where line 1, column 1 of the text would be: the line after the `|` (even when
+  // the text's line 1 is empty), behind the block's indentation (found from its first non-empty
+  // line, or given by the indicator, relative to the key's own).
+  const auto docs = cli::parse_located_documents(
+      "clip: |\n"                   // 1
+      "  a\n"                       // 2
+      "    v\n"                     // 3
+      "strip: |-\n"                 // 4
+      "    a\n"                     // 5
+      "      v\n"                   // 6
+      "keep: |+ # a comment\n"      // 7
+      "  a\n"                       // 8
+      "    v\n"                     // 9
+      "\n"                          // 10
+      "indicator: |4\n"             // 11
+      "      a\n"                   // 12: two spaces of the text's own, behind 4
+      "      v\n"                   // 13
+      "list:\n"                     // 14
+      "- |-\n"                      // 15
+      "\n"                          // 16: an empty line 1
+      "   v\n"                      // 17
+      "folded: >\n"                 // 18
+      "  a\n"                       // 19
+      "    v\n"                     // 20
+      "quoted: \"a\n  \n    v\"\n"  // 21-23
+      "plain: a\n"                  // 24
+      "tagged: !!str |\n"           // 25
+      "  a\n"                       // 26
+      "    v\n",                    // 27
+      "blocks.yaml");
+  REQUIRE(docs.ok());
+  const auto& doc = docs.value()[0];
+  CHECK(doc.value["indicator"] == "  a\n  v\n");
+  const std::map<std::string, cli::Mark, std::less<>> want = {
+      {"/clip", {2, 3}},       {"/strip", {5, 5}},   {"/keep", {8, 3}},
+      {"/indicator", {12, 5}}, {"/list/0", {16, 4}},
+  };
+  CHECK(doc.literal_blocks == want);
+}
+
+TEST_CASE("A literal block of a million blank lines is marked in one pass", "[cli][documents]") {
+  // Each line is compared once. Looking for the rest of the text again from every line took 46 s
+  // on this block (0.15 s in one pass, in the same build): the bound tells the two apart under
+  // a loaded machine or the sanitizers.
+  const std::string blank(500000, '\n');
+  const auto start = std::chrono::steady_clock::now();
+  const auto docs = cli::parse_located_documents("k: |+\n" + blank + "  v\n" + blank, "big.yaml");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  REQUIRE(docs.ok());
+  CHECK(docs.value()[0].value["k"] == blank + "v\n" + blank);
+  CHECK(docs.value()[0].literal_blocks.at("/k") == cli::Mark{2, 3});
 }
 
 TEST_CASE("to_yaml quotes what YAML would read as another type, and reads back equal",

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "support/files.h"
 #include "support/process.h"
@@ -278,4 +279,69 @@ TEST_CASE("A field a strategic-merge patch sets points at the patch's entry and 
                    position_of(image_patch, "image:") +
                    ": note: spec.replicatedJobs[0].template.spec.template.spec.containers[0]."
                    "image is written here\n") != std::string::npos);
+}
+
+TEST_CASE("A field an inline patch sets points at the patch's entry and its line inside it",
+          "[cli][kustomize][kubectl]") {
+  if (kubectl_missing()) return;
+  const std::string image_path =
+      "/spec/replicatedJobs/0/template/spec/template/spec/containers/0/image";
+  struct Case {
+    std::string name;
+    std::function<std::string(const std::string& tag)> patches;
+    std::string entry;   // where the entry is: its first key, or the block's indicator
+    std::string source;  // where the value is written
+  };
+  const std::vector<Case> cases = {
+      {"patches: a JSON 6902 patch in a |- block",
+       [&](const std::string& tag) {
+         return "patches:\n- target: {kind: JobSet, name: train}\n  patch: |-\n"
+                "    - op: replace\n      path: " +
+                image_path + "\n      value: trainer:" + tag + "\n";
+       },
+       "target:", "value: trainer"},
+      {"patchesStrategicMerge: an entry that is a |- block",
+       [](const std::string& tag) {
+         return "patchesStrategicMerge:\n- |-\n  apiVersion: jobset.x-k8s.io/v1alpha2\n"
+                "  kind: JobSet\n  metadata: {name: train}\n  spec:\n    replicatedJobs:\n"
+                "    - name: workers\n      template: {spec: {template: {spec: {containers: "
+                "[{name: main, image: \"trainer:" +
+                tag + "\"}]}}}}\n";
+       },
+       "|-", "image:"},
+      {"patchesJson6902: a patch in a block with an indentation indicator",
+       [&](const std::string& tag) {
+         return "patchesJson6902:\n- target: {group: jobset.x-k8s.io, version: v1alpha2, kind: "
+                "JobSet, name: train}\n  patch: |2\n      - op: replace\n        path: " +
+                image_path + "\n        value: trainer:" + tag + "\n";
+       },
+       "target:", "value: trainer"},
+      {"patches: a folded block, whose lines are not the patch's: at the patch's key",
+       [&](const std::string& tag) {
+         return "patches:\n- target: {kind: JobSet, name: train}\n  patch: >\n"
+                "    [{\"op\": \"replace\", \"path\":\n    \"" +
+                image_path + "\", \"value\": \"trainer:" + tag + "\"}]\n";
+       },
+       "target:", "patch:"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      ScratchDir dir;
+      for (const std::string side : {"old", "new"}) {
+        Tree{dir, side}.write_base();
+        dir.write(side + "/overlays/inline/kustomization.yaml",
+                  "resources:\n- ../../base\n" + c.patches(side == "old" ? "1" : "2"));
+      }
+      const auto r = run_in(dir.path(), "check --old old --new new");
+      INFO(r.out << r.err);
+      CHECK(r.exit_code == 1);
+      const std::string file = "new/overlays/inline/kustomization.yaml";
+      const std::string text = slurp(dir.path() + "/" + file);
+      CHECK(r.out.find(file + ":" + position_of(text, c.entry) + ": " + kImageLine +
+                       "\"trainer:2\": field is immutable (old value: \"trainer:1\")\n" + file +
+                       ":" + position_of(text, c.source) +
+                       ": note: spec.replicatedJobs[0].template.spec.template.spec.containers[0]."
+                       "image is written here\n") != std::string::npos);
+    }
+  }
 }
