@@ -2,8 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <chrono>
-
 namespace jobset_webhook::cli {
 // So that Catch prints a mark that differs.
 std::ostream& operator<<(std::ostream& out, const Mark& mark);
@@ -201,14 +199,11 @@ TEST_CASE("A literal block's text is marked where its line 1 starts; other scala
   CHECK(doc.literal_blocks == want);
 }
 
-TEST_CASE("A literal block of a million blank lines is marked in one pass", "[cli][documents]") {
-  // Each line is compared once. Looking for the rest of the text again from every line took 46 s
-  // on this block (0.15 s in one pass, in the same build): the bound tells the two apart under
-  // a loaded machine or the sanitizers.
+TEST_CASE("A literal block of a million blank lines is marked", "[cli][documents]") {
+  // Each line is compared once: 0.15 s here. Looking for the rest of the text again from every
+  // line took 46 s on this block, which shows as this test's time (speed is never asserted).
   const std::string blank(500000, '\n');
-  const auto start = std::chrono::steady_clock::now();
   const auto docs = cli::parse_located_documents("k: |+\n" + blank + "  v\n" + blank, "big.yaml");
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
   REQUIRE(docs.ok());
   CHECK(docs.value()[0].value["k"] == blank + "v\n" + blank);
   CHECK(docs.value()[0].literal_blocks.at("/k") == cli::Mark{2, 3});
