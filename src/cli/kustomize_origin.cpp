@@ -131,6 +131,19 @@ KustomizationTree::KustomizationTree(const std::string& dir,
   const auto file_named = [&](const std::string& path) {
     return file_at(normal_path(fs::path(dir) / path));
   };
+  // In the order kustomize applies them, each list in its own order: patchesStrategicMerge, then
+  // patches, then patchesJson6902 (kubectl v1.32's kustomize v5.5.0 renders a field that all three
+  // write with patchesJson6902's value, and with patches' over patchesStrategicMerge's, wherever
+  // they stand in the file), so that trace() can look from the last.
+  // kustomize reads a patchesStrategicMerge entry as the patch itself when it parses as objects,
+  // else as a file's name (loadFromPaths, api/internal/builtins/PatchStrategicMergeTransformer.go):
+  // a file name never parses as an object, so an entry that names a file of the tree is that file.
+  const auto merges = string_entries(k, "patchesStrategicMerge");
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    const std::string entry = "/patchesStrategicMerge/" + std::to_string(i);
+    const File* file = file_named(merges[i]);
+    add_patch(entry, file != nullptr ? file : inline_patch(entry, own->display));
+  }
   for (const char* key : {"patches", "patchesJson6902"}) {
     const Json* list = member_of(k, key);
     for (std::size_t i = 0; list != nullptr && list->is_array() && i < list->size(); ++i) {
@@ -139,15 +152,6 @@ KustomizationTree::KustomizationTree(const std::string& dir,
       add_patch(entry,
                 path.empty() ? inline_patch(entry + "/patch", own->display) : file_named(path));
     }
-  }
-  // kustomize reads an entry as the patch itself when it parses as objects, else as a file's name
-  // (loadFromPaths, api/internal/builtins/PatchStrategicMergeTransformer.go): a file name never
-  // parses as an object, so an entry that names a file of the tree is that file.
-  const auto merges = string_entries(k, "patchesStrategicMerge");
-  for (std::size_t i = 0; i < merges.size(); ++i) {
-    const std::string entry = "/patchesStrategicMerge/" + std::to_string(i);
-    const File* file = file_named(merges[i]);
-    add_patch(entry, file != nullptr ? file : inline_patch(entry, own->display));
   }
 }
 
@@ -215,27 +219,32 @@ Origins KustomizationTree::trace(const Json& rendered) const {
     }
     // A patch that writes it.
     const std::string key_and_value = key + "\n" + value.dump();
-    for (const auto& patch : patches_) {
-      if (patch.file == nullptr) continue;
-      for (std::size_t d = 0; d < patch.file->documents.size(); ++d) {
-        const auto& doc = patch.file->documents[d];
+    // The last patch to write the field's rendered value: patches, their documents and a JSON
+    // 6902 patch's operations are applied in order, so a later one that writes the field wins.
+    for (auto patch = patches_.rbegin(); patch != patches_.rend(); ++patch) {
+      if (patch->file == nullptr) continue;
+      for (std::size_t d = patch->file->documents.size(); d-- > 0;) {
+        const auto& doc = patch->file->documents[d];
         std::optional<Location> source;
         if (doc.value.is_array()) {
-          for (std::size_t j = 0; j < doc.value.size() && !source; ++j) {
+          for (std::size_t j = doc.value.size(); j-- > 0 && !source;) {
             const std::string op_path = string_at(&doc.value[j], "path");
             if (op_path.empty() || member_of(doc.value[j], "value") == nullptr) continue;
-            if (pointer == op_path || pointer.rfind(op_path + "/", 0) == 0) {
-              source =
-                  source_at(*patch.file, doc,
-                            "/" + std::to_string(j) + "/value" + pointer.substr(op_path.size()));
+            if (pointer != op_path && pointer.rfind(op_path + "/", 0) != 0) continue;
+            const std::string written =
+                "/" + std::to_string(j) + "/value" + pointer.substr(op_path.size());
+            const auto written_at = pointer_tokens(written);
+            const Json* op_value = written_at ? find_path(doc.value, *written_at) : nullptr;
+            if (op_value != nullptr && *op_value == value) {
+              source = source_at(*patch->file, doc, written);
             }
           }
-        } else if (const auto it = patch.merge_writes[d].find(key_and_value);
-                   it != patch.merge_writes[d].end()) {
+        } else if (const auto it = patch->merge_writes[d].find(key_and_value);
+                   it != patch->merge_writes[d].end()) {
           source = it->second;
         }
         if (!source) continue;
-        out.in_kustomization.emplace(pointer, patch.entry);
+        out.in_kustomization.emplace(pointer, patch->entry);
         out.sources.emplace(pointer, *source);
         break;
       }

@@ -36,13 +36,14 @@ class KustomizationTree {
   // Where each scalar of rendered (an object of the render of dir) comes from:
   // - an image whose tag, digest or name an `images:` entry sets: that entry's newTag, digest or
   //   newName;
-  // - a field a JSON 6902 patch op sets (its path is the field or above it): the patch's entry in
-  //   the kustomization, and the op's value in the patch file;
+  // - a field a JSON 6902 patch op sets to the rendered value (its path is the field or above
+  //   it): the patch's entry in the kustomization, and the op's value in the patch file;
   // - a field a strategic-merge patch writes with the rendered value (same key): the entry, and
   //   that line of the patch;
   //   a patch written in the kustomization (`patch:`, an entry of patchesStrategicMerge) is such a
   //   file inside it: its line there when the patch is a literal block (`|`), else the line where
   //   the patch is written (a folded or flow scalar's lines are not the patch's);
+  //   of several patches that write it, the last kustomize applies;
   // - otherwise, a file of the tree that writes the same value at the same path: its line.
   Origins trace(const Json& rendered) const;
 

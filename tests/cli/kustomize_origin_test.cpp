@@ -148,6 +148,48 @@ TEST_CASE("An inline patch and a patch file of one kustomization are each traced
   CHECK(traced(dir, kustomization, kReplicas) == "4:3 replicas.yaml:3:3");
 }
 
+TEST_CASE("Of patches that write a field, the one kustomize applies last is traced",
+          "[cli][kustomize_origin]") {
+  // kustomize applies patchesStrategicMerge, then patches, then patchesJson6902, each list in its
+  // order, wherever they stand in the file (kubectl v1.32, kustomize v5.5.0, renders the field
+  // with the value of the last).
+  ScratchDir dir;
+  CHECK(traced(dir,
+               "patchesJson6902:\n"                           // 3
+               "- target: {kind: JobSet, name: train}\n"      // 4
+               "  patch: |-\n" +                              // 5
+                   json_patch("    ") +                       // 6-8
+                   "patches:\n"                               // 9
+                   "- target: {kind: JobSet, name: train}\n"  // 10
+                   "  patch: |-\n" +                          // 11
+                   json_patch("    ") +                       // 12-14
+                   "- target: {kind: JobSet, name: train}\n"  // 15
+                   "  patch: |-\n" +                          // 16
+                   json_patch("    ")) ==                     // 17-19
+        "4:3 kustomization.yaml:8:7");
+  CHECK(traced(dir,
+               "patches:\n"                                   // 3
+               "- target: {kind: JobSet, name: train}\n"      // 4
+               "  patch: |-\n" +                              // 5
+                   json_patch("    ") +                       // 6-8
+                   "- target: {kind: JobSet, name: train}\n"  // 9
+                   "  patch: |-\n" +                          // 10
+                   json_patch("    ") +                       // 11-13
+                   "patchesStrategicMerge:\n"                 // 14
+                   "- |-\n" +                                 // 15
+                   merge_patch("  ")) ==                      // 16-28
+        "9:3 kustomization.yaml:13:7");
+  // An operation that writes another value at the field is not where the rendered value comes
+  // from (a patch of another object, or one overwritten later).
+  CHECK(traced(dir,
+               "patches:\n"                               // 3
+               "- target: {kind: JobSet, name: other}\n"  // 4
+               "  patch: |-\n"                            // 5
+               "    - {op: replace, path: " +
+                   kImage + ", value: other:1}\n") ==  // 6
+        "none jobset.yaml:15:15");
+}
+
 TEST_CASE("Without a patch that sets it, a field is written where a file of the tree writes it",
           "[cli][kustomize_origin]") {
   // The control for the cases above: the base's jobset.yaml writes the same image.
