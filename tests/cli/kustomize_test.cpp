@@ -323,6 +323,18 @@ TEST_CASE("A field an inline patch sets points at the patch's entry and its line
                 image_path + "\", \"value\": \"trainer:" + tag + "\"}]\n";
        },
        "target:", "patch:"},
+      // kustomize applies patches before patchesJson6902 wherever they stand in the file: the
+      // value is patchesJson6902's, and so is the position.
+      {"patchesJson6902 and patches writing the field: the one applied last",
+       [&](const std::string& tag) {
+         return "patchesJson6902:\n- target: {group: jobset.x-k8s.io, version: v1alpha2, kind: "
+                "JobSet, name: train}\n  patch: |-\n    - op: replace\n      path: " +
+                image_path + "\n      value: trainer:" + tag +
+                "\npatches:\n- target: {kind: JobSet, name: train}\n  patch: |-\n"
+                "    - {op: replace, path: " +
+                image_path + ", value: overwritten:1}\n";
+       },
+       "target:", "value: trainer"},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
