@@ -159,6 +159,10 @@ Result<JobSetResult> judge(Change change, const Stored& js, const Stored* old_js
     result.warnings.push_back(warning.text);
     result.warning_locations.push_back(warning_location(warning, *js.manifest));
   }
+  for (const auto& [text, where] : js.manifest->render_warnings) {
+    result.warnings.push_back(text);
+    result.warning_locations.push_back(where);
+  }
   return result;
 }
 

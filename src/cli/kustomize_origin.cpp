@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kustomize.h"
+#include "jobset_webhook/field/path.h"
 #include "jobset_webhook/json_access.h"
 #include "jobset_webhook/json_pointer.h"
 
@@ -70,6 +71,23 @@ void for_each_scalar(const Json& value, std::vector<std::string>& tokens, Visit&
   }
 }
 
+// The field at tokens below value, as a field path relative to it: "template.spec.containers[0]".
+std::string relative_field(const Json& value, const std::vector<std::string>& tokens) {
+  field::Path path;
+  const Json* at = &value;
+  for (const auto& token : tokens) {
+    if (at->is_array()) {
+      const std::size_t i = std::stoul(token);
+      path = path.index(i);
+      at = &at->at(i);
+    } else {
+      path = path.child(token);
+      at = &at->at(token);
+    }
+  }
+  return path.to_string();
+}
+
 }  // namespace
 
 KustomizationTree::KustomizationTree(const std::string& dir,
@@ -110,6 +128,7 @@ KustomizationTree::KustomizationTree(const std::string& dir,
   const File* own = top ? file_at(*top) : nullptr;
   if (own == nullptr || own->documents.empty()) return;
   kustomization_ = own->documents.front();
+  display_ = own->display;
   const Json& k = kustomization_.value;
   const auto add_patch = [&](const std::string& entry_pointer, const File* file) {
     Patch patch{mark_or_start(kustomization_, entry_pointer), file, {}};
@@ -262,6 +281,82 @@ Origins KustomizationTree::trace(const Json& rendered) const {
       }
     }
   });
+  return out;
+}
+
+std::vector<MergeDrop> KustomizationTree::merge_drops(const Json& rendered) const {
+  std::vector<MergeDrop> out;
+  const Json* rendered_jobs = find_path(rendered, {"spec", "replicatedJobs"});
+  if (rendered_jobs == nullptr || !rendered_jobs->is_array()) return out;
+  std::set<const File*> patch_files;
+  for (const auto& patch : patches_) patch_files.insert(patch.file);
+  const auto name_of = [](const Json& object) {
+    return string_at(find_path(object, {"metadata"}), "name");
+  };
+  const auto jobs_of = [](const Json& object) -> const Json* {
+    if (string_at(&object, "kind") != kJobSetKindName) return nullptr;
+    const Json* jobs = find_path(object, {"spec", "replicatedJobs"});
+    return jobs != nullptr && jobs->is_array() ? jobs : nullptr;
+  };
+  std::set<std::string> reported;  // rendered entries (or base entries left out), once each
+  for (const auto& patch : patches_) {
+    if (patch.file == nullptr) continue;
+    for (const auto& patch_doc : patch.file->documents) {
+      if (patch_doc.value.is_array() || jobs_of(patch_doc.value) == nullptr) continue;
+      const std::string name = name_of(patch_doc.value);
+      for (const auto& [path, file] : files_) {
+        if (patch_files.count(&file) != 0) continue;
+        for (const auto& base : file.documents) {
+          const Json* base_jobs = jobs_of(base.value);
+          if (base_jobs == nullptr || name_of(base.value) != name) continue;
+          for (std::size_t b = 0; b < base_jobs->size(); ++b) {
+            const std::string job_name = string_at(&(*base_jobs)[b], "name");
+            const Mark entry = mark_or_start(base, "/spec/replicatedJobs/" + std::to_string(b));
+            const std::string base_at =
+                Location{file.display, entry.line, entry.column}.to_string();
+            std::size_t r = 0;
+            while (r < rendered_jobs->size() &&
+                   string_at(&(*rendered_jobs)[r], "name") != job_name) {
+              ++r;
+            }
+            const std::string where = r < rendered_jobs->size()
+                                          ? "spec.replicatedJobs[" + std::to_string(r) + "]"
+                                          : "spec.replicatedJobs";
+            if (!reported.insert(where + "\n" + job_name).second) continue;
+            std::string what;
+            if (r == rendered_jobs->size()) {
+              what = "the replicatedJob " + job_name + " that " + base_at + " writes";
+            } else {
+              std::vector<std::string> lost;
+              std::vector<std::string> walk;
+              const Json& base_job = (*base_jobs)[b];
+              for_each_scalar(
+                  base_job, walk, [&](const std::vector<std::string>& at, const Json& value) {
+                    if (find_path((*rendered_jobs)[r], at) != nullptr) return;
+                    lost.push_back(relative_field(base_job, at) + " (" + value.dump() + ")");
+                  });
+              if (lost.empty()) continue;
+              constexpr std::size_t kNamed = 4;
+              for (std::size_t i = 0; i < lost.size() && i < kNamed; ++i) {
+                what += (i == 0 ? "" : ", ") + lost[i];
+              }
+              if (lost.size() > kNamed) {
+                what += " and " + std::to_string(lost.size() - kNamed) + " more";
+              }
+              what += ", which " + base_at + " writes";
+            }
+            out.push_back({where +
+                               ": a strategic-merge patch replaces spec.replicatedJobs whole "
+                               "(kustomize merges no list of a custom resource by key), dropping " +
+                               what +
+                               ": write the change as a JSON 6902 patch, or restate the dropped "
+                               "fields in the patch",
+                           Location{display_, patch.entry.line, patch.entry.column}});
+          }
+        }
+      }
+    }
+  }
   return out;
 }
 

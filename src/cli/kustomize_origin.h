@@ -23,6 +23,14 @@ struct Origins {
   std::map<std::string, Location, std::less<>> sources;
 };
 
+// What a strategic-merge patch dropped from a rendered JobSet's replicatedJob: kustomize merges the
+// lists of a custom resource by no key, so a patch that writes spec.replicatedJobs replaces the
+// list whole, and what the base writes in an entry and the patch leaves out (replicas...) is gone.
+struct MergeDrop {
+  std::string text;  // the warning, naming the rendered replicatedJob and what it lost
+  Location where;    // the patch's entry in the kustomization
+};
+
 class KustomizationTree {
  public:
   // The kustomization of dir (on disk), its patches, and every manifest file that it and the
@@ -46,6 +54,11 @@ class KustomizationTree {
   //   of several patches that write it, the last kustomize applies;
   // - otherwise, a file of the tree that writes the same value at the same path: its line.
   Origins trace(const Json& rendered) const;
+  // For each replicatedJob of rendered (a JobSet) that a strategic-merge patch of the tree wrote
+  // as a whole list entry: what a base file of the tree writes in the same-named entry of a JobSet
+  // of the patch's name and rendered lacks. A replicatedJob the patch leaves out entirely is
+  // reported too.
+  std::vector<MergeDrop> merge_drops(const Json& rendered) const;
 
  private:
   struct File {
@@ -66,6 +79,7 @@ class KustomizationTree {
   // positions in the kustomization; null when it is not a string that reads as YAML.
   const File* inline_patch(const std::string& pointer, const std::string& display);
 
+  std::string display_;                // of the kustomization file
   std::map<std::string, File> files_;  // by normalised path on disk
   std::deque<File> inline_patches_;    // a deque: Patch::file points into it
   LocatedDocument kustomization_;

@@ -94,6 +94,9 @@ Result<Manifests> read_render(const std::string& text, const Found& found,
     js.marks = std::move(origins.in_kustomization);
     js.marks.emplace("", Mark{1, 1});
     js.sources = std::move(origins.sources);
+    for (auto& drop : tree->merge_drops(js.object)) {
+      js.render_warnings.emplace_back(std::move(drop.text), std::move(drop.where));
+    }
   }
   for (auto& skipped : out.skipped) skipped.where = first_line;
   return out;

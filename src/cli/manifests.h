@@ -54,6 +54,9 @@ struct JobSetManifest {
   // of that file that set a field): where a file of the kustomization's tree writes a field's
   // value, by JSON pointer. Empty for a JobSet read from a file as it is written.
   std::map<std::string, Location, std::less<>> sources;
+  // For a JobSet that kustomize rendered: warnings about the render itself (a strategic-merge
+  // patch that dropped what the base writes), each with where it points.
+  std::vector<std::pair<std::string, Location>> render_warnings;
 
   // "namespace/name", or "namespace/<generateName>*" for a JobSet without a name.
   std::string display_name() const;

@@ -196,3 +196,87 @@ TEST_CASE("Without a patch that sets it, a field is written where a file of the 
   ScratchDir dir;
   CHECK(traced(dir, "namePrefix: prod-\n") == "none jobset.yaml:15:15");
 }
+
+TEST_CASE("A strategic-merge patch that writes spec.replicatedJobs is told what it drops",
+          "[cli][kustomize_origin]") {
+  // kustomize replaces a custom resource's list whole (tests/cli/kustomize_test.cpp shows it on
+  // the real tool): what the base's entry writes and the render lacks is reported, at the patch.
+  const std::string with_image = R"({"name": "workers", "template": {"spec": {"template": {"spec":
+      {"containers": [{"name": "main", "image": "trainer:2"}]}}}}})";
+  const auto drops = [](const std::string& kustomization, const std::string& rendered_jobs) {
+    ScratchDir dir;
+    dir.write("jobset.yaml", jobset_yaml("train", "trainer:1", 3));
+    dir.write("kustomization.yaml", "resources:\n- jobset.yaml\n" + kustomization);
+    const cli::KustomizationTree tree(dir.path(), [&](const std::string& file) {
+      return fs::path(file).lexically_relative(dir.path()).string();
+    });
+    std::vector<std::string> out;
+    const Json rendered = Json::parse(R"({"apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet", "metadata": {"name": "train"}, "spec": {"replicatedJobs": )" +
+                                      rendered_jobs + "}}");
+    for (const auto& drop : tree.merge_drops(rendered)) {
+      out.push_back(drop.where.to_string() + " " + drop.text);
+    }
+    return out;
+  };
+  const std::string advice =
+      ": write the change as a JSON 6902 patch, or restate the dropped fields in the patch";
+  const std::string replaces =
+      "a strategic-merge patch replaces spec.replicatedJobs whole (kustomize merges no list of a "
+      "custom resource by key), dropping ";
+
+  SECTION("replicas the patch leaves out") {
+    CHECK(drops("patches:\n- path: image.yaml\n", "[" + with_image + "]").empty());  // no file
+    CHECK(drops("patches:\n"                                                         // 3
+                "- patch: |-\n" +                                                    // 4
+                    merge_patch("    "),
+                "[" + with_image + "]") ==
+          std::vector<std::string>{"kustomization.yaml:4:3 spec.replicatedJobs[0]: " + replaces +
+                                   "replicas (3), which jobset.yaml:7:5 writes" + advice});
+  }
+  SECTION("the whole template, when the patch writes replicas alone") {
+    CHECK(drops("patchesStrategicMerge:\n"  // 3
+                "- |-\n"                    // 4
+                "  apiVersion: jobset.x-k8s.io/v1alpha2\n"
+                "  kind: JobSet\n"
+                "  metadata: {name: train}\n"
+                "  spec: {replicatedJobs: [{name: workers, replicas: 4}]}\n",
+                R"([{"name": "workers", "replicas": 4}])") ==
+          std::vector<std::string>{
+              "kustomization.yaml:4:3 spec.replicatedJobs[0]: " + replaces +
+              "template.spec.template.spec.containers[0].name (\"main\"), "
+              "template.spec.template.spec.containers[0].image (\"trainer:1\"), which "
+              "jobset.yaml:7:5 writes" +
+              advice});
+  }
+  SECTION("a replicatedJob the patch leaves out") {
+    CHECK(drops("patches:\n"  // 3
+                "- patch: |-\n"
+                "    apiVersion: jobset.x-k8s.io/v1alpha2\n"
+                "    kind: JobSet\n"
+                "    metadata: {name: train}\n"
+                "    spec: {replicatedJobs: [{name: other, replicas: 1}]}\n",
+                R"([{"name": "other", "replicas": 1}])") ==
+          std::vector<std::string>{"kustomization.yaml:4:3 spec.replicatedJobs: " + replaces +
+                                   "the replicatedJob workers that jobset.yaml:7:5 writes" +
+                                   advice});
+  }
+  SECTION("nothing, when the patch restates what the base writes or is a JSON 6902 patch") {
+    const std::string restated = R"({"name": "workers", "replicas": 3, "template": {"spec":
+        {"template": {"spec": {"containers": [{"name": "main", "image": "trainer:2"}]}}}}})";
+    CHECK(drops("patches:\n- patch: |-\n" + merge_patch("    ") + "    replicas: 3\n",
+                "[" + restated + "]")
+              .empty());
+    CHECK(drops("patches:\n- target: {kind: JobSet}\n  patch: |-\n" + json_patch("    "),
+                "[" + restated + "]")
+              .empty());
+    CHECK(drops("patches:\n- patch: |-\n" + merge_patch("    "),
+                "[" + restated + "]")  // a later patch put replicas back
+              .empty());
+  }
+  SECTION("a patch of another JobSet drops nothing of this one's base") {
+    std::string other = merge_patch("    ");
+    other.replace(other.find("name: train"), 11, "name: else");
+    CHECK(drops("patches:\n- patch: |-\n" + other, "[" + with_image + "]").empty());
+  }
+}

@@ -357,3 +357,29 @@ TEST_CASE("A field an inline patch sets points at the patch's entry and its line
     }
   }
 }
+
+TEST_CASE("A strategic-merge patch that drops the base's replicas is warned of at the patch",
+          "[cli][kustomize][kubectl]") {
+  if (kubectl_missing()) return;
+  // kustomize knows no merge key for a custom resource's list, so the patch's replicatedJobs
+  // replace the base's whole: replicas 3 is dropped, and the API server defaults it to 1. The
+  // JobSet is created (allowed) and would run one worker: only the warning says why.
+  ScratchDir dir;
+  dir.write("new/base/jobset.yaml", jobset_yaml("train", "trainer:1", 3));
+  dir.write("new/base/kustomization.yaml", "resources:\n- jobset.yaml\n");
+  const std::string kustomization =
+      "resources:\n- ../base\npatches:\n- patch: |-\n    apiVersion: jobset.x-k8s.io/v1alpha2\n"
+      "    kind: JobSet\n    metadata: {name: train}\n    spec:\n      replicatedJobs:\n"
+      "      - name: workers\n        template: {spec: {template: {spec: {containers: [{name: "
+      "main, image: \"trainer:2\"}]}}}}\n";
+  dir.write("new/overlay/kustomization.yaml", kustomization);
+  const auto r = run_in(dir.path(), "validate new/overlay");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("new/overlay/kustomization.yaml:" + position_of(kustomization, "patch:") +
+                   ": warning: spec.replicatedJobs[0]: a strategic-merge patch replaces "
+                   "spec.replicatedJobs whole (kustomize merges no list of a custom resource by "
+                   "key), dropping replicas (3), which new/base/jobset.yaml:7:5 writes: write "
+                   "the change as a JSON 6902 patch, or restate the dropped fields in the "
+                   "patch\n") != std::string::npos);
+}
