@@ -98,6 +98,22 @@ TEST_CASE("Each ServiceMonitor scrapes its own pods only: the webhook's and the 
       CHECK(monitor["spec"]["endpoints"][0]["path"] == "/metrics");
     }
   }
+  // And no other Service reaches the controller's pods (the webhook's answers admission only).
+  const std::map<std::string, std::vector<std::string>> reached_by = {
+      {"jobset-scale-down-controller", {"jobset-scale-down-controller-metrics"}},
+      {"jobset-webhook", {"jobset-webhook", "jobset-webhook-metrics"}},
+  };
+  for (const auto& [deployment, want] : reached_by) {
+    INFO(deployment);
+    const Json pod_labels =
+        one_of_kind(objects, "Deployment", deployment)["spec"]["template"]["metadata"]["labels"];
+    std::vector<std::string> got;
+    for (const auto& s : services) {
+      if (selects(s["spec"]["selector"], pod_labels)) got.push_back(s["metadata"]["name"]);
+    }
+    std::sort(got.begin(), got.end());
+    CHECK(got == want);
+  }
 }
 
 TEST_CASE("The controller's alerts read metrics it exports and point at their section of the docs",
