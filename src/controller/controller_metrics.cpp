@@ -36,25 +36,31 @@ std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t jo
   out.sample("jobset_scale_down_queue_depth", {}, queue_depth.load());
   out.family("jobset_scale_down_leader", "gauge", "1 while this replica holds the Lease");
   out.sample("jobset_scale_down_leader", {}, static_cast<std::int64_t>(leader.load()));
+  // What the leader acts on: a replica without the Lease acts on nothing and reports none, not
+  // the counts it had when it last led.
+  const bool leading = leader.load() == 1;
   out.family("jobset_scale_down_waiting_jobsets", "gauge",
              "JobSets with Jobs above replicas that the controller leaves in place, by reason: "
              "newer_attempt (the JobSet read is older than its Jobs), managed_elsewhere "
-             "(spec.managedBy), forbidden (DELETE refused by RBAC), delete_failed");
+             "(spec.managedBy), forbidden (DELETE refused by RBAC), delete_failed; 0 on a "
+             "replica without the Lease");
   for (int r = 1; r < kWaitReasons; ++r) {
     out.sample("jobset_scale_down_waiting_jobsets",
-               {{"reason", to_string(static_cast<WaitReason>(r))}}, waiting[r].load());
+               {{"reason", to_string(static_cast<WaitReason>(r))}},
+               leading ? waiting[r].load() : 0);
   }
   {
     std::lock_guard lock(notices_mu_);
     std::int64_t in_progress = 0;
     std::optional<std::chrono::system_clock::time_point> next;
     for (const auto& [key, n] : notices_) {
+      if (!leading) break;
       in_progress += n.in_progress;
       if (n.deadline && (!next || *n.deadline < *next)) next = n.deadline;
     }
     out.family("jobset_scale_down_notices", "gauge",
                "ReplicatedJobs with a scale-down notice in progress (announced, Jobs not yet "
-               "deleted)");
+               "deleted); 0 on a replica without the Lease");
     out.sample("jobset_scale_down_notices", {}, in_progress);
     out.family("jobset_scale_down_notice_deadline_seconds", "gauge",
                "Seconds until the earliest scale-down notice deadline still ahead; absent when "

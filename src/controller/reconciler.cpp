@@ -35,12 +35,16 @@ std::string deleted_message(const Deletion& d, std::int64_t replicas) {
 
 }  // namespace
 
+void Reconciler::forget(const std::string& key) {
+  stop_waiting(key);
+  env_.metrics.set_notices(key, 0, std::nullopt);
+}
+
 Outcome Reconciler::reconcile(const std::string& key) {
   const auto cached = env_.cache.snapshot(key);
   if (!cached) {
     // The JobSet is gone: its Jobs go with it (garbage collector).
-    stop_waiting(key);
-    env_.metrics.set_notices(key, 0, std::nullopt);
+    forget(key);
     return Outcome::kDone;
   }
   const std::string ns = meta_string(cached->first, "namespace");
@@ -53,8 +57,7 @@ Outcome Reconciler::reconcile(const std::string& key) {
     auto read = env_.api.get(path);
     if (!read.ok()) {
       if (read.failure().code == StatusCode::kNotFound) {
-        stop_waiting(key);
-        env_.metrics.set_notices(key, 0, std::nullopt);
+        forget(key);
         return Outcome::kDone;
       }
       env_.log.warn("get jobset", {{"jobset", key}, {"error", read.failure().message}});

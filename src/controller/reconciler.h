@@ -73,6 +73,10 @@ class Reconciler {
   Outcome reconcile(const std::string& key);
   // After kNotice: how long until the earliest deadline of the last pass's notice.
   std::chrono::milliseconds notice_recheck() const { return notice_recheck_; }
+  // Drops what the JobSet of `key` counts in the gauges (waiting, notices): for a key that a
+  // replica without the Lease sees and does not reconcile, so that a JobSet deleted meanwhile is
+  // not counted when the replica leads again.
+  void forget(const std::string& key);
 
  private:
   using Clock = ReconcilerEnv::Clock;

@@ -257,7 +257,10 @@ class Controller {
   void work() {
     while (auto key = queue_.get()) {
       if (!leading()) {
-        // Followers drop the key: enqueue_all() hands everything over on becoming leader.
+        // Followers drop the key: enqueue_all() hands everything over on becoming leader. What
+        // the key counted while this replica led goes, so that a JobSet deleted meanwhile is
+        // not counted when it leads again.
+        reconciler_.forget(*key);
         queue_.done(*key);
         continue;
       }

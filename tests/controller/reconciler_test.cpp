@@ -53,6 +53,7 @@ struct World {
 
   // The JobSet as the watch saw it (cache) and as the API server now holds it.
   World(const Json& cached, const Json& stored, const std::vector<Json>& jobs) {
+    metrics.leader = 1;  // as the elector sets it while this replica holds the Lease
     std::set<std::string> touched;
     cache.replace(cache.jobsets, {cached}, touched);
     cache.replace(cache.jobs, jobs, touched);
@@ -219,6 +220,25 @@ TEST_CASE("A JobSet managed by another controller with Jobs above replicas gets 
   CHECK(w.waiting(WaitReason::kManagedElsewhere) == 0);
 }
 
+TEST_CASE("A replica without the Lease reports nothing waiting, and forgets a JobSet it sees",
+          "[controller][reconciler]") {
+  auto js = jobset(1);
+  js["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue";
+  World w(js, js, workers(3));
+  CHECK(w.reconciler.reconcile("ns/js") == Outcome::kDone);
+  const std::string waiting = "\njobset_scale_down_waiting_jobsets{reason=\"managed_elsewhere\"} ";
+  CHECK(w.metrics.text(1, 1, 1).find(waiting + "1\n") != std::string::npos);
+  // The Lease lost: the count it had is not reported as if it still acted on it.
+  w.metrics.leader = 0;
+  CHECK(w.metrics.text(1, 1, 1).find(waiting + "0\n") != std::string::npos);
+  // The JobSet deleted meanwhile: the follower drops its key (scale_down_controller.cpp, work())
+  // and forgets it, so that leading again it does not count a JobSet that is gone.
+  w.reconciler.forget("ns/js");
+  w.metrics.leader = 1;
+  CHECK(w.waiting(WaitReason::kManagedElsewhere) == 0);
+  CHECK(w.metrics.text(1, 1, 1).find(waiting + "0\n") != std::string::npos);
+}
+
 TEST_CASE("A JobSet read older than its Jobs is read again soon, without an Event",
           "[controller][reconciler]") {
   auto jobs = workers(3);
@@ -332,6 +352,13 @@ TEST_CASE(
   CHECK(annotation(w.api.objects[job_path("js-workers-1")], kNoticeLeavingKey) == "<none>");
   const std::string text = w.metrics.text(1, 1, 1);
   CHECK(text.find("\njobset_scale_down_notices 1\n") != std::string::npos);
+  CHECK(text.find("\njobset_scale_down_notice_deadline_seconds ") != std::string::npos);
+  // A replica without the Lease reports no notice: the leader's are the ones that go on.
+  w.metrics.leader = 0;
+  const std::string follower = w.metrics.text(1, 1, 1);
+  CHECK(follower.find("\njobset_scale_down_notices 0\n") != std::string::npos);
+  CHECK(follower.find("\njobset_scale_down_notice_deadline_seconds ") == std::string::npos);
+  w.metrics.leader = 1;
 
   // 10 s on: nothing to write again.
   const std::size_t patched = w.api.paths_of("PATCH").size();
