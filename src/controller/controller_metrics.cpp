@@ -7,13 +7,13 @@
 
 namespace jobset_webhook::controller {
 
-void ControllerMetrics::set_notices(const std::string& key, int in_progress,
+void ControllerMetrics::set_notices(const std::string& key, int in_progress, int past_deadline,
                                     std::optional<std::chrono::system_clock::time_point> deadline) {
   std::lock_guard lock(notices_mu_);
   if (in_progress == 0) {
     notices_.erase(key);
   } else {
-    notices_[key] = {in_progress, deadline};
+    notices_[key] = {in_progress, past_deadline, deadline};
   }
 }
 
@@ -52,16 +52,23 @@ std::string ControllerMetrics::text(std::uint64_t jobset_lists, std::uint64_t jo
   {
     std::lock_guard lock(notices_mu_);
     std::int64_t in_progress = 0;
+    std::int64_t past_deadline = 0;
     std::optional<std::chrono::system_clock::time_point> next;
     for (const auto& [key, n] : notices_) {
       if (!leading) break;
       in_progress += n.in_progress;
+      past_deadline += n.past_deadline;
       if (n.deadline && (!next || *n.deadline < *next)) next = n.deadline;
     }
     out.family("jobset_scale_down_notices", "gauge",
                "ReplicatedJobs with a scale-down notice in progress (announced, Jobs not yet "
                "deleted); 0 on a replica without the Lease");
     out.sample("jobset_scale_down_notices", {}, in_progress);
+    out.family("jobset_scale_down_notices_past_deadline", "gauge",
+               "Of the ReplicatedJobs with a scale-down notice in progress, those past their "
+               "deadline: their Jobs are being deleted, and the notice ends once they are gone; "
+               "0 on a replica without the Lease");
+    out.sample("jobset_scale_down_notices_past_deadline", {}, past_deadline);
     out.family("jobset_scale_down_notice_deadline_seconds", "gauge",
                "Seconds until the earliest scale-down notice deadline still ahead; absent when "
                "none is");

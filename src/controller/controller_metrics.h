@@ -33,9 +33,10 @@ struct ControllerMetrics {
   std::array<std::atomic<std::int64_t>, kWaitReasons> waiting{};
   metrics::Histogram reconcile_duration{metrics::fine_buckets()};
 
-  // The scale-down notices of the JobSet of `key`: how many of its ReplicatedJobs have one, and
-  // the earliest deadline still ahead. 0 forgets the JobSet.
-  void set_notices(const std::string& key, int in_progress,
+  // The scale-down notices of the JobSet of `key`: how many of its ReplicatedJobs have one, how
+  // many of those are past their deadline, and the earliest deadline still ahead. 0 forgets the
+  // JobSet.
+  void set_notices(const std::string& key, int in_progress, int past_deadline,
                    std::optional<std::chrono::system_clock::time_point> deadline);
 
   // The exposition of /metrics: these, the lists of each watch, and the process's own.
@@ -45,6 +46,7 @@ struct ControllerMetrics {
  private:
   struct Notices {
     int in_progress = 0;
+    int past_deadline = 0;
     std::optional<std::chrono::system_clock::time_point> deadline;
   };
   mutable std::mutex notices_mu_;

@@ -290,6 +290,7 @@ NoticePlan plan_notice(const Json& jobset, const std::vector<Json>& jobs,
     ++plan.in_progress;
     if (now >= n.due) {
       plan.due.insert(rjob);
+      ++plan.past_deadline;
     } else if (!plan.next_deadline || n.due < *plan.next_deadline) {
       plan.next_deadline = n.due;
     }

@@ -67,6 +67,9 @@ struct NoticePlan {
   // The earliest deadline still ahead, when a notice is in progress.
   std::optional<std::chrono::system_clock::time_point> next_deadline;
   int in_progress = 0;  // ReplicatedJobs with a notice in progress after this plan
+  // Of those, the ones whose deadline has passed: their Jobs are deleted, and the notice ends
+  // once they are gone.
+  int past_deadline = 0;
 };
 
 // The notice period of the JobSet: its annotation when it holds a valid value (digits, at most

@@ -37,7 +37,7 @@ std::string deleted_message(const Deletion& d, std::int64_t replicas) {
 
 void Reconciler::forget(const std::string& key) {
   stop_waiting(key);
-  env_.metrics.set_notices(key, 0, std::nullopt);
+  env_.metrics.set_notices(key, 0, 0, std::nullopt);
 }
 
 Outcome Reconciler::reconcile(const std::string& key) {
@@ -87,9 +87,10 @@ Outcome Reconciler::reconcile(const std::string& key) {
       const Written w = write_notice(key, jobset, *notice, *pods);
       if (w == Written::kReread) continue;
       notice_failed = notice_failed || w == Written::kFailed;
-      env_.metrics.set_notices(key, notice->in_progress, notice->next_deadline);
+      env_.metrics.set_notices(key, notice->in_progress, notice->past_deadline,
+                               notice->next_deadline);
     } else {
-      env_.metrics.set_notices(key, 0, std::nullopt);
+      env_.metrics.set_notices(key, 0, 0, std::nullopt);
     }
     const auto next =
         std::find_if(plan.deletions.begin(), plan.deletions.end(), [&](const Deletion& d) {

@@ -71,6 +71,7 @@ std::string describe(const NoticePlan& plan) {
   }
   if (plan.next_deadline) line("next: " + jobset_webhook::runtime::rfc3339(*plan.next_deadline));
   line("in progress: " + std::to_string(plan.in_progress));
+  if (plan.past_deadline > 0) line("past deadline: " + std::to_string(plan.past_deadline));
   return out;
 }
 
@@ -169,7 +170,7 @@ TEST_CASE("plan_notice announces, waits, deletes at the deadline and cancels",
        with_state(opted(jobset(2), "20"), kStateFourToTwo), w.jobs, w.pods, 0, at(15),
        "next: 2026-12-02T16:00:20Z\nin progress: 1\n"});
   cases.push_back({"at the deadline: due", with_state(opted(jobset(2), "20"), kStateFourToTwo),
-                   w.jobs, w.pods, 0, at(20), "due: workers\nin progress: 1\n"});
+                   w.jobs, w.pods, 0, at(20), "due: workers\nin progress: 1\npast deadline: 1\n"});
   cases.push_back({"the period lowered during the notice changes no promised deadline",
                    with_state(opted(jobset(2), "0"), kStateFourToTwo), w.jobs, w.pods, 0, at(5),
                    "next: 2026-12-02T16:00:20Z\nin progress: 1\n"});

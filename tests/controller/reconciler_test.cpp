@@ -378,6 +378,9 @@ TEST_CASE(
   w.wall += 5s;
   CHECK(restarted.reconcile("ns/js") == Outcome::kDone);
   CHECK(w.deleted() == Names{"js-workers-3", "js-workers-2"});
+  // Past its deadline until the Jobs are gone: what an alert waits on when they never go.
+  CHECK(w.metrics.text(1, 1, 1).find("\njobset_scale_down_notices_past_deadline 1\n") !=
+        std::string::npos);
 
   // The watch shows them gone: the notice ends, the staying Pods are cleared.
   for (const char* gone : {"js-workers-3", "js-workers-2"}) {
@@ -391,6 +394,8 @@ TEST_CASE(
         "ScaleDownNoticeEnded: Scale-down notice for replicatedJob workers ended: Jobs "
         "js-workers-2, js-workers-3 deleted after 2026-12-02T16:00:20Z");
   CHECK(w.metrics.text(1, 1, 1).find("\njobset_scale_down_notices 0\n") != std::string::npos);
+  CHECK(w.metrics.text(1, 1, 1).find("\njobset_scale_down_notices_past_deadline 0\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("A scale back up during the notice deletes nothing and cancels it",

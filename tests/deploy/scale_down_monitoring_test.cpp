@@ -142,8 +142,7 @@ TEST_CASE("The controller's alerts read metrics it exports and point at their se
        {"jobset_scale_down_reconcile_errors_total", "jobset_scale_down_reconcile_total"}},
       {"JobSetScaleDownBlocked", {"jobset_scale_down_waiting_jobsets", "jobset_scale_down_leader"}},
       {"JobSetScaleDownNoticeOverdue",
-       {"jobset_scale_down_notices", "jobset_scale_down_notice_deadline_seconds",
-        "jobset_scale_down_leader"}},
+       {"jobset_scale_down_notices_past_deadline", "jobset_scale_down_leader"}},
   };
   CHECK(alerts.size() == reads.size());
   for (const auto& [name, metrics] : reads) {
