@@ -65,11 +65,44 @@ Result<Json> to_json(JsonView value) {
   }
 }
 
+namespace {
+
+// Why op cannot be applied to result when it adds (add, copy, move) under a value that is neither
+// an object nor a list, "" otherwise: nlohmann's patch asserts there (json.hpp, operation_add:
+// "if there exists a parent it cannot be primitive"), which would end the process.
+std::string adds_under_a_scalar(const Json& result, const Json& op) {
+  const auto name = op.find("op");
+  const auto path = op.find("path");
+  if (name == op.end() || path == op.end() || !name->is_string() || !path->is_string()) return "";
+  if (*name != "add" && *name != "copy" && *name != "move") return "";
+  const Json::json_pointer target(path->get<std::string>());
+  if (target.empty()) return "";
+  const Json::json_pointer parent = target.parent_pointer();
+  if (!result.contains(parent)) return "";
+  const Json& at = result.at(parent);
+  if (at.is_object() || at.is_array() || at.is_null()) return "";
+  return "patch: cannot " + name->get<std::string>() + " at " + path->get<std::string>() + ": " +
+         (parent.empty() ? std::string("the document") : parent.to_string()) +
+         " is neither an object nor a list";
+}
+
+}  // namespace
+
 Result<Json> apply(const Json& document, const Json& operations) {
   if (!operations.is_array())
     return invalid_argument("patch: must be a list of operations, got " + operations.dump());
   try {
-    return document.patch(operations);
+    // One operation at a time, as Json::patch applies them, each checked first.
+    Json result = document;
+    for (const auto& op : operations) {
+      if (op.is_object()) {
+        if (std::string why = adds_under_a_scalar(result, op); !why.empty()) {
+          return invalid_argument(why);
+        }
+      }
+      result.patch_inplace(Json::array({op}));
+    }
+    return result;
   } catch (const Json::exception& e) {
     return invalid_argument(std::string("patch: ") + e.what());
   }

@@ -72,6 +72,12 @@ TEST_CASE("A patch that cannot apply is a failure, not an exception", "[patch]")
        "patch: [json.exception.parse_error.105] parse error: operation value 'merge' is invalid"},
       {"not a list", R"({"op":"add"})",
        "patch: must be a list of operations, got {\"op\":\"add\"}"},
+      // nlohmann's patch asserts on these (the process would abort): refused before it runs.
+      {"add under a number", R"([{"op":"add","path":"/spec/a/0","value":1}])",
+       "patch: cannot add at /spec/a/0: /spec/a is neither an object nor a list"},
+      {"copy under a number, after an operation that made it one",
+       R"([{"op":"replace","path":"/spec","value":2},{"op":"copy","from":"/spec","path":"/spec/b"}])",
+       "patch: cannot copy at /spec/b: /spec is neither an object nor a list"},
   };
   const Json doc = Json::parse(R"({"spec":{"a":1}})");
   for (const auto& c : cases) {
